@@ -1,0 +1,52 @@
+// The typed client: openapi-fetch over the generated `paths`, with the API key and both body encodings.
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { components, operations, paths } from '../generated/openapi.js';
+
+export type { components, operations, paths };
+export type TelephonyClient = Client<paths>;
+
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+export interface TelephonyClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Body encoding of every POST: JSON (default) or form fields; both are accepted by every endpoint. */
+  encoding?: 'json' | 'form';
+  fetch?: ClientOptions['fetch'];
+  headers?: Record<string, string>;
+}
+
+/** Form fields with repeated keys for arrays (`media_url=a&media_url=b`), as the API expects. */
+export function toFormBody(body: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) form.append(key, String(item));
+  }
+  return form.toString();
+}
+
+function isForm(headers: unknown): boolean {
+  const h = headers as Headers | Record<string, string> | undefined;
+  const type = h instanceof Headers ? h.get('content-type') : (h?.['Content-Type'] ?? h?.['content-type']);
+  return typeof type === 'string' && type.startsWith(FORM_CONTENT_TYPE);
+}
+
+export function createTelephonyClient(options: TelephonyClientOptions): TelephonyClient {
+  const form = options.encoding === 'form';
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: options.fetch,
+    headers: { Authorization: `Bearer ${options.apiKey}`, ...options.headers },
+    bodySerializer: (body: any, headers?: unknown) => (form || isForm(headers) ? toFormBody(body) : JSON.stringify(body)),
+  });
+  if (form) {
+    client.use({
+      onRequest({ request }) {
+        if (request.method !== 'GET' && request.method !== 'DELETE') request.headers.set('Content-Type', FORM_CONTENT_TYPE);
+        return request;
+      },
+    });
+  }
+  return client;
+}

@@ -1,0 +1,87 @@
+// Accounts and their API keys: creation, lookup by key, revocation, and the default account at start.
+import type { Store } from '../store/db.js';
+import type { AccountRow } from '../store/schema.js';
+import { newSid } from '../ids.js';
+import { nowIso } from '../clock.js';
+import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
+
+export type Account = Pick<AccountRow, 'sid' | 'name' | 'webhook_secret'>;
+
+export interface CreatedKey {
+  key_sid: string;
+  account_sid: string;
+  api_key: string;
+}
+
+export class AccountService {
+  constructor(private readonly store: Store) {}
+
+  /** Creates an account with one API key; the key is returned once and never stored in clear. */
+  async createAccount(name: string, apiKey: string = newApiKey()): Promise<{ account: AccountRow; key: CreatedKey }> {
+    const now = nowIso();
+    const account: AccountRow = { sid: newSid('account'), name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
+    const keySid = newSid('apiKey');
+    await this.store.transaction(async ({ db }) => {
+      await db.insertInto('accounts').values(account).execute();
+      await db.insertInto('api_keys').values({ sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null }).execute();
+    });
+    return { account, key: { key_sid: keySid, account_sid: account.sid, api_key: apiKey } };
+  }
+
+  async createKey(accountSid: string): Promise<CreatedKey | null> {
+    const account = await this.store.db.selectFrom('accounts').select('sid').where('sid', '=', accountSid).executeTakeFirst();
+    if (!account) return null;
+    const apiKey = newApiKey();
+    const keySid = newSid('apiKey');
+    await this.store.db.insertInto('api_keys').values({ sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: nowIso(), date_revoked: null }).execute();
+    return { key_sid: keySid, account_sid: accountSid, api_key: apiKey };
+  }
+
+  /** Revokes a key by its sid (SK...) or by its value. Returns false when no live key matched. */
+  async revokeKey(keySidOrValue: string): Promise<boolean> {
+    const column = keySidOrValue.startsWith('SK') && keySidOrValue.length === 34 ? 'sid' : 'key_hash';
+    const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
+    const result = await this.store.db
+      .updateTable('api_keys')
+      .set({ date_revoked: nowIso() })
+      .where(column, '=', value)
+      .where('date_revoked', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async findByApiKey(apiKey: string): Promise<Account | undefined> {
+    return this.store.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
+      .select(['accounts.sid', 'accounts.name', 'accounts.webhook_secret'])
+      .where('api_keys.key_hash', '=', hashApiKey(apiKey))
+      .where('api_keys.date_revoked', 'is', null)
+      .executeTakeFirst();
+  }
+
+  async listAccounts() {
+    return this.store.db
+      .selectFrom('accounts')
+      .leftJoin('api_keys', (j) => j.onRef('api_keys.account_sid', '=', 'accounts.sid').on('api_keys.date_revoked', 'is', null))
+      .select(({ fn }) => ['accounts.sid', 'accounts.name', 'accounts.date_created', fn.count<number>('api_keys.sid').as('active_keys')])
+      .groupBy(['accounts.sid', 'accounts.name', 'accounts.date_created'])
+      .orderBy('accounts.date_created')
+      .execute();
+  }
+
+  /**
+   * At start: with a configured key, make sure an account holds it; with none and no account yet,
+   * create the first account. Returns the new key only when one was made, so it can be printed once.
+   */
+  async ensureDefaultAccount(configuredKey: string | null): Promise<CreatedKey | null> {
+    if (configuredKey) {
+      if (await this.findByApiKey(configuredKey)) return null;
+      const { key } = await this.createAccount('default', configuredKey);
+      return { ...key, api_key: '(from TELEPHONY_API_KEY)' };
+    }
+    const any = await this.store.db.selectFrom('accounts').select('sid').limit(1).executeTakeFirst();
+    if (any) return null;
+    return (await this.createAccount('default')).key;
+  }
+}

@@ -1,0 +1,102 @@
+// createApp builds the Express application from its dependencies; start() opens the store and listens.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { Store } from './store/db.js';
+import { createServices, jobHandlers, type Services } from './services.js';
+import { JobWorker } from './jobs/worker.js';
+import { requestContext } from './http/request-context.js';
+import { requireApiKey } from './http/auth.js';
+import { coerceFormBodies } from './http/form-body.js';
+import { problemMiddleware } from './http/problem.js';
+import { mountOperations } from './http/operation.js';
+import { loadSpec } from './http/spec.js';
+import { errors } from './errors.js';
+import { createMetrics } from './system/metrics.js';
+import { mountSystemRoutes } from './system/routes.js';
+import { handlers } from './routes/index.js';
+
+export const BODY_LIMIT = '1mb';
+
+export function createApp(services: Services): Express {
+  const { config, store, logger, accounts } = services;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  const metrics = createMetrics();
+
+  app.use(requestContext(logger));
+  app.use(metrics.middleware);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 2000 }));
+  app.use(coerceFormBodies);
+  app.use('/v1', requireApiKey(accounts));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(loadSpec().document) as any,
+      validateRequests: { allErrors: true },
+      validateResponses: config.validateResponses ? { allErrors: true } : false,
+      validateSecurity: { handlers: { bearerAuth: async (req) => Boolean(req.account) } },
+      ignorePaths: /^\/docs\/assets\//,
+    }),
+  );
+  mountSystemRoutes(app, store, metrics.registry);
+  mountOperations(app, handlers, services);
+  app.use((_req, _res, next) => next(errors.notFound('No such route.')));
+  app.use(problemMiddleware);
+  return app;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  /** The key of the account created at this start, when one was (print it once). */
+  createdKey: { account_sid: string; api_key: string } | null;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Open an existing store instead of the configured one. */
+  store?: Store;
+  /** Run the background job worker (default true). */
+  worker?: boolean;
+}
+
+export async function start(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const store = options.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined }));
+  const services = createServices(config, store, logger);
+  const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
+  const app = createApp(services);
+  const worker = new JobWorker(store, jobHandlers(services), logger, { pollMs: config.jobPollMs });
+  if (options.worker !== false) worker.start();
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    services,
+    createdKey: createdKey && { account_sid: createdKey.account_sid, api_key: createdKey.api_key },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await worker.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Form fields arrive as strings; turn them into the types the operation's schema declares before validation,
+// so one schema serves both encodings (JSON bodies are left untouched: a JSON string "5" stays an error).
+import type { NextFunction, Request, Response } from 'express';
+import { findOperation } from './spec.js';
+
+type Schema = Record<string, any>;
+
+export function coerceFormBodies(req: Request, _res: Response, next: NextFunction): void {
+  if (req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object') {
+    const schema = findOperation(req.method, req.path)?.bodySchema;
+    if (schema?.properties) req.body = coerceObject(req.body, schema);
+  }
+  next();
+}
+
+function coerceObject(body: Record<string, unknown>, schema: Schema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const prop = schema.properties?.[key];
+    out[key] = prop ? coerceValue(value, prop) : value;
+  }
+  return out;
+}
+
+function coerceValue(value: unknown, schema: Schema): unknown {
+  if (schema.type === 'array') {
+    const items = Array.isArray(value) ? value : [value];
+    return schema.items ? items.map((item) => coerceValue(item, schema.items)) : items;
+  }
+  // A repeated key for a scalar field is left as an array, for the validator to reject by name.
+  if (typeof value !== 'string') return value;
+  switch (schema.type) {
+    case 'integer':
+    case 'number':
+      return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    default:
+      return value;
+  }
+}

@@ -1,0 +1,34 @@
+// What the middleware chain adds to every request: its id, a logger bound to it, and the caller's account.
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Account } from '../accounts/service.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      id: string;
+      log: Logger;
+      account?: Account;
+    }
+  }
+}
+
+const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Takes a sane inbound X-Request-Id or makes one, echoes it, and logs each request once it ends. */
+export function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const inbound = req.get('x-request-id');
+    req.id = inbound && INBOUND_ID.test(inbound) ? inbound : randomUUID();
+    req.log = logger.child({ request_id: req.id });
+    res.setHeader('X-Request-Id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, account: req.account?.sid }, 'request');
+    });
+    next();
+  };
+}

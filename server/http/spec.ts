@@ -1,0 +1,94 @@
+// Loads spec/openapi.yaml once: the document served to users, and the operation table routes are built from.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import type { operations } from '../../generated/openapi.js';
+
+export type OperationId = keyof operations;
+
+export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+
+type Schema = Record<string, any>;
+
+export interface OperationInfo {
+  operationId: OperationId;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The OpenAPI path, e.g. /v1/messages/{sid}. */
+  path: string;
+  /** The same path in Express syntax, e.g. /v1/messages/:sid. */
+  expressPath: string;
+  /** The request body's schema with local $refs resolved, when the operation takes a body. */
+  bodySchema: Schema | null;
+  /** Whether the operation needs no API key. */
+  public: boolean;
+}
+
+export interface LoadedSpec {
+  document: Schema;
+  yaml: string;
+  json: string;
+  operations: OperationInfo[];
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+let cached: LoadedSpec | null = null;
+
+export function loadSpec(): LoadedSpec {
+  if (cached) return cached;
+  const yaml = fs.readFileSync(SPEC_PATH, 'utf8');
+  const document = YAML.parse(yaml) as Schema;
+  const ops: OperationInfo[] = [];
+  for (const [path, item] of Object.entries<Schema>(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const body = op.requestBody ? resolve(document, op.requestBody) : null;
+      const media = body?.content?.['application/json'] ?? body?.content?.['application/x-www-form-urlencoded'];
+      ops.push({
+        operationId: op.operationId,
+        method,
+        path,
+        expressPath: path.replace(/\{([^}]+)\}/g, ':$1'),
+        bodySchema: media?.schema ? deref(document, media.schema) : null,
+        public: Array.isArray(op.security) && op.security.length === 0,
+      });
+    }
+  }
+  cached = { document, yaml, json: JSON.stringify(document), operations: ops };
+  return cached;
+}
+
+function resolve(document: Schema, node: Schema): Schema {
+  let current = node;
+  while (current && typeof current.$ref === 'string') {
+    const parts = current.$ref.replace(/^#\//, '').split('/');
+    current = parts.reduce<Schema>((acc, part) => acc?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  }
+  return current;
+}
+
+/** Resolves local $refs throughout a schema (the spec's request schemas are not recursive). */
+function deref(document: Schema, node: unknown, depth = 0): any {
+  if (depth > 32 || node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => deref(document, n, depth + 1));
+  const resolved = resolve(document, node as Schema);
+  return Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, deref(document, v, depth + 1)]));
+}
+
+const matchers = new Map<OperationInfo, RegExp>();
+
+/** The operation a method and path address, if the spec has one. */
+export function findOperation(method: string, path: string): OperationInfo | undefined {
+  const m = method.toLowerCase();
+  for (const op of loadSpec().operations) {
+    if (op.method !== m) continue;
+    let re = matchers.get(op);
+    if (!re) {
+      re = new RegExp('^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '/?$');
+      matchers.set(op, re);
+    }
+    if (re.test(path)) return op;
+  }
+  return undefined;
+}

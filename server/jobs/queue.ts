@@ -1,0 +1,103 @@
+// The durable job table: enqueue inside the caller's transaction, claim with a lease, finish or retry.
+import { EventEmitter } from 'node:events';
+import { sql, type Selectable } from 'kysely';
+import type { Db, Dialect, Tx } from '../store/db.js';
+import type { JobRow } from '../store/schema.js';
+
+export interface Job<P = unknown> {
+  id: number;
+  kind: string;
+  payload: P;
+  attempts: number;
+  maxAttempts: number;
+  orderingKey: string | null;
+}
+
+export interface EnqueueOptions {
+  /** When to run it; now by default. */
+  runAt?: Date;
+  /** Jobs that share a key run one at a time, in the order they were enqueued. */
+  orderingKey?: string;
+  maxAttempts?: number;
+}
+
+/** Wakes the in-process workers when a job becomes due now, so they need not wait for their next poll. */
+export const jobSignal = new EventEmitter();
+jobSignal.setMaxListeners(0);
+
+export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  const runAt = options.runAt ?? new Date();
+  await tx.db
+    .insertInto('jobs')
+    .values({
+      kind,
+      payload: JSON.stringify(payload),
+      run_at: runAt.toISOString(),
+      max_attempts: options.maxAttempts ?? 10,
+      ordering_key: options.orderingKey ?? null,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      date_created: new Date().toISOString(),
+    })
+    .execute();
+  if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
+}
+
+/**
+ * Claims up to `limit` due jobs for `workerId` until `leaseMs` from now. A job whose lease ran out
+ * (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
+ * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
+ */
+export async function claimJobs(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<Job[]> {
+  const now = new Date();
+  const nowIso = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
+  const result = await sql<Selectable<JobRow>>`
+    update jobs set locked_by = ${workerId}, locked_until = ${until}, attempts = attempts + 1
+    where id in (
+      select j.id from jobs j
+      where j.dead = 0 and j.run_at <= ${nowIso}
+        and (j.locked_until is null or j.locked_until < ${nowIso})
+        and (j.ordering_key is null or not exists (
+          select 1 from jobs e where e.ordering_key = j.ordering_key and e.id < j.id and e.dead = 0))
+      order by j.run_at, j.id
+      limit ${limit}
+      ${lock}
+    )
+    returning *`.execute(db);
+  return result.rows
+    .map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      payload: JSON.parse(row.payload),
+      attempts: Number(row.attempts),
+      maxAttempts: row.max_attempts,
+      orderingKey: row.ordering_key,
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+/** Removes a finished job; only the worker holding it can. Returns false when the lease was lost. */
+export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): Promise<boolean> {
+  const result = await db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', workerId).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** Schedules another attempt, or marks the job dead once it has used every attempt. */
+export async function retryJob(db: Db, job: Job, workerId: string, error: string, delayMs: number): Promise<void> {
+  const dead = job.attempts >= job.maxAttempts;
+  await db
+    .updateTable('jobs')
+    .set({
+      run_at: new Date(Date.now() + delayMs).toISOString(),
+      locked_by: null,
+      locked_until: null,
+      last_error: error.slice(0, 2000),
+      dead: dead ? 1 : 0,
+    })
+    .where('id', '=', job.id)
+    .where('locked_by', '=', workerId)
+    .execute();
+}

@@ -1,0 +1,116 @@
+// Runs due jobs: claims a batch, runs each through the handler of its kind, finishes or retries it.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Store, Tx } from '../store/db.js';
+import { claimJobs, finishJob, jobSignal, retryJob, type Job } from './queue.js';
+
+export interface JobContext {
+  store: Store;
+  /** Finish the job inside the handler's own transaction, so its effect and its completion commit together. */
+  finishIn(tx: Tx): Promise<void>;
+}
+
+export type JobHandler = (job: Job<any>, ctx: JobContext) => Promise<void>;
+
+/** Thrown by a handler to be tried again after a chosen delay rather than the default backoff. */
+export class RetryLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface WorkerOptions {
+  pollMs: number;
+  batchSize?: number;
+  leaseMs?: number;
+  workerId?: string;
+}
+
+export class JobWorker {
+  readonly workerId: string;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private readonly onSignal = () => this.wake?.();
+
+  constructor(
+    private readonly store: Store,
+    private readonly handlers: Record<string, JobHandler>,
+    private readonly logger: Logger,
+    private readonly options: WorkerOptions,
+  ) {
+    this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    jobSignal.on('due', this.onSignal);
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    jobSignal.off('due', this.onSignal);
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const batchSize = this.options.batchSize ?? 50;
+    while (this.running) {
+      let claimed: Job[] = [];
+      try {
+        claimed = await claimJobs(this.store.db, this.store.dialect, this.workerId, batchSize, this.options.leaseMs ?? 60_000);
+        await Promise.all(claimed.map((job) => this.runOne(job)));
+      } catch (err) {
+        if (!this.running) break;
+        this.logger.error({ err }, 'job worker: claiming failed');
+      }
+      if (claimed.length < batchSize) await this.sleep(this.options.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async runOne(job: Job): Promise<void> {
+    const handler = this.handlers[job.kind];
+    let finished = false;
+    const ctx: JobContext = {
+      store: this.store,
+      finishIn: async (tx) => {
+        finished = true;
+        if (!(await finishJob(tx.db, job, this.workerId))) throw new Error(`job ${job.id} lease lost`);
+      },
+    };
+    try {
+      if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);
+      await handler(job, ctx);
+      if (!finished) await finishJob(this.store.db, job, this.workerId);
+    } catch (err) {
+      const delay = err instanceof RetryLater ? err.delayMs : backoffMs(job.attempts);
+      this.logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'job failed; retrying later');
+      await retryJob(this.store.db, job, this.workerId, String((err as Error)?.message ?? err), delay).catch((e) =>
+        this.logger.error({ err: e, jobId: job.id }, 'job worker: could not record the failure'),
+      );
+    }
+  }
+}
+
+/** Exponential backoff with full jitter: up to 1 s, 2 s, 4 s ... capped at 10 minutes. */
+export function backoffMs(attempt: number): number {
+  const cap = Math.min(600_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(cap / 2 + (Math.random() * cap) / 2);
+}

@@ -1,0 +1,22 @@
+// The domain services one server instance runs with, built once from the store and config.
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Store } from './store/db.js';
+import type { JobHandler } from './jobs/worker.js';
+import { AccountService } from './accounts/service.js';
+
+export interface Services {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  accounts: AccountService;
+}
+
+export function createServices(config: Config, store: Store, logger: Logger): Services {
+  return { config, store, logger, accounts: new AccountService(store) };
+}
+
+/** Background work by job kind; each feature adds its kinds here. */
+export function jobHandlers(_services: Services): Record<string, JobHandler> {
+  return {};
+}

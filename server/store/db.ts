@@ -1,0 +1,109 @@
+// Opens the database (embedded SQLite by default, PostgreSQL with a URL) and applies migrations.
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+import { migrationsFor } from './migrations/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+/** A transaction plus hooks that run only once it has committed (wake-ups, notifications). */
+export interface Tx {
+  db: Transaction<Database>;
+  afterCommit(fn: () => void): void;
+}
+
+export interface StoreOptions {
+  /** postgres://... ; when absent, SQLite in `dataDir`. */
+  databaseUrl?: string | null;
+  dataDir?: string;
+  /** PostgreSQL only: keep every table in this schema (created when missing). Tests use one per server. */
+  schema?: string;
+}
+
+export class Store {
+  constructor(
+    readonly db: Db,
+    readonly dialect: Dialect,
+  ) {}
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data');
+    await store.migrate();
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    const provider = { getMigrations: async () => migrationsFor(this.dialect) };
+    const { error, results } = await new Migrator({ db: this.db, provider }).migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+      throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
+    }
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const hooks: (() => void)[] = [];
+    const result = await this.db.transaction().execute((trx) => fn({ db: trx, afterCommit: (h) => hooks.push(h) }));
+    for (const hook of hooks) hook();
+    return result;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+function openSqlite(dataDir: string): Store {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = new SQLite(path.join(dataDir, 'telephony.sqlite'));
+  // WAL lets the CLI and the server share the file; busy_timeout waits out the other's write.
+  file.pragma('journal_mode = WAL');
+  file.pragma('busy_timeout = 5000');
+  file.pragma('synchronous = NORMAL');
+  file.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  return new Store(db, 'sqlite');
+}
+
+const INT8_OID = 20;
+
+async function openPostgres(url: string, schema?: string): Promise<Store> {
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists "${schema}"`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // Counts and bigserial ids fit in a JS number.
+    types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Store(db, 'postgres');
+}
+
+/** Drops a PostgreSQL schema made for a test. */
+export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,12 @@
+// Versioned migrations, applied in name order at start. Append; never edit a released one.
+import type { Kysely, Migration } from 'kysely';
+import type { Dialect } from '../db.js';
+import * as core from './001_core.js';
+
+type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
+
+const MIGRATIONS: [string, Up][] = [['001_core', core.up]];
+
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return Object.fromEntries(MIGRATIONS.map(([name, up]) => [name, { up: (db: Kysely<any>) => up(db, dialect) }]));
+}
