@@ -1,0 +1,66 @@
+// `npm run bench`: loopback load against the real server, each figure beside a bare Express route measured in the same run.
+import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { scenarios, type Figures, type Scenario, type Target } from './bench/scenarios.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+async function launch(kind: 'bare' | 'api'): Promise<{ target: Target; child: ChildProcess }> {
+  const script = path.join(import.meta.dirname, 'bench/target.ts');
+  // The server gets core 0, this process (the load) core 1, so they do not fight for one core.
+  const child = fork(script, [kind], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
+  const target = await new Promise<Target>((resolve) => child.once('message', (m) => resolve(m as Target)));
+  return { target, child };
+}
+
+async function load(options: autocannon.Options): Promise<Figures> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
+}
+
+function row(name: string, f: Figures, base?: Figures): string {
+  const ratio = base ? `${((f.rps / base.rps) * 100).toFixed(0)}%` : 'baseline';
+  return `| ${name} | ${f.rps.toFixed(0)} | ${ratio} | ${f.p50} | ${f.p99} | ${f.errors} |`;
+}
+
+async function main(): Promise<void> {
+  if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+  const only = process.argv[2];
+  console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`);
+  const bare = await launch('bare');
+  const baseGet = await load({ url: `${bare.target.url}/bare` });
+  const basePost = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
+  bare.child.kill();
+
+  console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
+  console.log('|---|---|---|---|---|---|');
+  console.log(row('bare Express GET', baseGet));
+  console.log(row('bare Express POST JSON', basePost));
+  for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
+    const api = await launch('api');
+    try {
+      const lines = await scenario.run(api.target, { load, baseGet, basePost, row });
+      for (const line of lines) console.log(line);
+    } finally {
+      api.child.disconnect();
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

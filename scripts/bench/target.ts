@@ -1,0 +1,31 @@
+// A server for the benchmark to load, run in its own process (pinned to its own core by bench.ts):
+// `bare` is a bare Express JSON route, the baseline; `api` is the real server on a fresh SQLite folder.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { loadConfig } from '../../server/config.js';
+import { start } from '../../server/app.js';
+
+const kind = process.argv[2];
+
+if (kind === 'bare') {
+  const app = express();
+  app.use(express.json());
+  app.get('/bare', (_req, res) => void res.json({ status: 'ok' }));
+  app.post('/bare', (req, res) => void res.status(201).json({ received: req.body }));
+  const server = app.listen(0, '127.0.0.1', () => {
+    process.send!({ url: `http://127.0.0.1:${(server.address() as any).port}` });
+  });
+} else {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir, ...process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {} });
+  const server = await start(config);
+  const { key } = await server.services.accounts.createAccount('bench');
+  process.send!({ url: server.url, apiKey: key.api_key });
+  process.on('disconnect', async () => {
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}

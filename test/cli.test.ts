@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelephonyClient } from '../client/index.js';
+import { ENGINES, startTestServer, testEnv, type TestServer } from './support/server.js';
+import { runScript } from './support/run.js';
+
+describe.each(ENGINES)('operator CLI on the database of a running server (%s)', (engine) => {
+  let t: TestServer;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    env = testEnv(engine, t.config.dataDir);
+  });
+  afterAll(() => t.stop());
+
+  const cli = (...args: string[]) => runScript('scripts/cli.ts', args, env);
+  const listStatus = (apiKey: string) => createTelephonyClient({ baseUrl: t.url, apiKey }).GET('/v1/messages').then((r) => r.response.status);
+
+  it('creates an account whose key the running server accepts at once', async () => {
+    const created = await cli('accounts', 'create', '--name', 'Acme');
+    expect(created.code, created.stderr).toBe(0);
+    const out = JSON.parse(created.stdout);
+    expect(out.account_sid).toMatch(/^AC[0-9a-f]{32}$/);
+    expect(out.api_key).toMatch(/^tk_/);
+    expect(await listStatus(out.api_key)).not.toBe(401);
+
+    const listed = JSON.parse((await cli('accounts', 'list')).stdout);
+    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ sid: out.account_sid, name: 'Acme', active_keys: 1 })]));
+  });
+
+  it('adds and revokes keys', async () => {
+    const { account_sid, api_key } = JSON.parse((await cli('accounts', 'create', '--name', 'Keys')).stdout);
+    const second = JSON.parse((await cli('keys', 'create', '--account', account_sid)).stdout);
+    expect(second).toMatchObject({ account_sid, key_sid: expect.stringMatching(/^SK/) });
+    expect(await listStatus(second.api_key)).not.toBe(401);
+
+    expect((await cli('keys', 'revoke', '--key', second.key_sid)).code).toBe(0);
+    expect(await listStatus(second.api_key)).toBe(401);
+    expect((await cli('keys', 'revoke', '--key', api_key)).code).toBe(0);
+    expect(await listStatus(api_key)).toBe(401);
+    expect((await cli('keys', 'revoke', '--key', api_key)).code).toBe(1);
+  });
+
+  it('stores keys only as hashes', async () => {
+    const { api_key } = JSON.parse((await cli('accounts', 'create', '--name', 'Hash')).stdout);
+    const rows = await t.server.services.store.db.selectFrom('api_keys').selectAll().execute();
+    expect(rows.some((r) => JSON.stringify(r).includes(api_key))).toBe(false);
+  });
+
+  it('explains bad usage on stderr with a non-zero exit', async () => {
+    const res = await cli('accounts', 'create');
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--name');
+    expect((await cli('keys', 'create', '--account', 'AC' + '0'.repeat(32))).code).toBe(1);
+  });
+});

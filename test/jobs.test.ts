@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store, dropPostgresSchema } from '../server/store/db.js';
+import { claimJobs, enqueueJob } from '../server/jobs/queue.js';
+import { JobWorker, RetryLater, type JobHandler } from '../server/jobs/worker.js';
+import { ENGINES, type Engine } from './support/server.js';
+
+const logger = pino({ level: 'silent' });
+
+/** A fresh database for one test; `open()` may be called again to reopen the same one (a restart). */
+function freshDatabase(engine: Engine) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobs-test-'));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = process.env.TEST_DATABASE_URL ?? null;
+  const opened: Store[] = [];
+  return {
+    async open() {
+      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema } : { dataDir });
+      opened.push(store);
+      return store;
+    },
+    async dispose() {
+      await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
+      if (engine === 'postgres') await dropPostgresSchema(url!, schema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe.each(ENGINES)('durable jobs (%s)', (engine) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  async function setup() {
+    const db = freshDatabase(engine);
+    cleanups.push(() => db.dispose());
+    return db;
+  }
+
+  function worker(store: Store, handlers: Record<string, JobHandler>, options: { leaseMs?: number } = {}) {
+    const w = new JobWorker(store, handlers, logger, { pollMs: 10, ...options });
+    w.start();
+    cleanups.push(() => w.stop());
+    return w;
+  }
+
+  it('runs a job enqueued before a restart after the restart', async () => {
+    const db = await setup();
+    const first = await db.open();
+    await first.transaction((tx) => enqueueJob(tx, 'greet', { name: 'before restart' }));
+    await first.close();
+
+    const second = await db.open();
+    const seen: string[] = [];
+    worker(second, { greet: async (job) => void seen.push(job.payload.name) });
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual(['before restart']);
+    expect(await second.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
+  });
+
+  it('does not enqueue a job when the transaction that caused it rolls back', async () => {
+    const db = await setup();
+    const store = await db.open();
+    await expect(
+      store.transaction(async (tx) => {
+        await enqueueJob(tx, 'greet', {});
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await store.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
+  });
+
+  it('waits until run_at before running a scheduled job', async () => {
+    const db = await setup();
+    const store = await db.open();
+    const ranAt: number[] = [];
+    const runAt = new Date(Date.now() + 300);
+    await store.transaction((tx) => enqueueJob(tx, 'later', {}, { runAt }));
+    worker(store, { later: async () => void ranAt.push(Date.now()) });
+    await waitFor(() => ranAt.length === 1);
+    expect(ranAt[0]).toBeGreaterThanOrEqual(runAt.getTime());
+  });
+
+  it('runs jobs that share an ordering key one at a time, in order', async () => {
+    const db = await setup();
+    const store = await db.open();
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 20; i++) await enqueueJob(tx, 'step', { i }, { orderingKey: 'SM1' });
+    });
+    const order: number[] = [];
+    let running = 0;
+    let maxRunning = 0;
+    worker(store, {
+      step: async (job) => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((r) => setTimeout(r, 2));
+        order.push(job.payload.i);
+        running--;
+      },
+    });
+    await waitFor(() => order.length === 20);
+    expect(order).toEqual([...Array(20).keys()]);
+    expect(maxRunning).toBe(1);
+  });
+
+  it('retries a failing job and gives up after its last attempt', async () => {
+    const db = await setup();
+    const store = await db.open();
+    await store.transaction(async (tx) => {
+      await enqueueJob(tx, 'flaky', {}, { maxAttempts: 5 });
+      await enqueueJob(tx, 'broken', {}, { maxAttempts: 2 });
+    });
+    let flakyCalls = 0;
+    let brokenCalls = 0;
+    worker(store, {
+      flaky: async () => {
+        if (++flakyCalls < 3) throw new RetryLater(10, 'not yet');
+      },
+      broken: async () => {
+        brokenCalls++;
+        throw new RetryLater(10, 'always fails');
+      },
+    });
+    await waitFor(async () => {
+      const rows = await store.db.selectFrom('jobs').selectAll().execute();
+      return flakyCalls === 3 && rows.length === 1 && rows[0].dead === 1;
+    });
+    const [dead] = await store.db.selectFrom('jobs').selectAll().execute();
+    expect(dead).toMatchObject({ kind: 'broken', attempts: 2, last_error: 'always fails' });
+    expect(brokenCalls).toBe(2);
+  });
+
+  it('runs again a job whose worker died holding its lease', async () => {
+    const db = await setup();
+    const store = await db.open();
+    await store.transaction((tx) => enqueueJob(tx, 'orphan', {}));
+    // A worker claims it and dies before finishing.
+    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200)).toHaveLength(1);
+    const seen: number[] = [];
+    worker(store, { orphan: async (job) => void seen.push(job.attempts) });
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual([2]);
+  });
+
+  it.runIf(engine === 'postgres')('two workers racing for 1,000 jobs run each exactly once', async () => {
+    const db = await setup();
+    const a = await db.open();
+    const b = await db.open();
+    await a.transaction(async (tx) => {
+      for (let i = 0; i < 1000; i++) await enqueueJob(tx, 'count', { i });
+    });
+    const runs = new Map<number, string[]>();
+    const handler = (name: string): JobHandler => async (job) => {
+      runs.set(job.payload.i, [...(runs.get(job.payload.i) ?? []), name]);
+    };
+    const wa = worker(a, { count: handler('a') });
+    const wb = worker(b, { count: handler('b') });
+    await waitFor(async () => Number((await a.db.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === 0, 30_000);
+    await Promise.all([wa.stop(), wb.stop()]);
+    expect(runs.size).toBe(1000);
+    expect([...runs.values()].every((who) => who.length === 1)).toBe(true);
+    const byA = [...runs.values()].filter((who) => who[0] === 'a').length;
+    expect(byA).toBeGreaterThan(0);
+    expect(byA).toBeLessThan(1000);
+  });
+});

@@ -1,0 +1,57 @@
+// Runs Prism (mock or validating proxy) from node_modules on a free loopback port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { ROOT } from './run.js';
+
+export interface Prism {
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function run(args: string[]): Promise<Prism> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/prism'), [...args, '-h', '127.0.0.1', '-p', String(port)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, NODE_ENV: 'test' },
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 30_000);
+    const check = () => {
+      if (/Prism is listening/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => reject(new Error(`prism exited with ${code}:\n${out}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export const startPrismMock = () => run(['mock', 'spec/openapi.yaml']);
+export const startPrismProxy = (upstream: string) => run(['proxy', 'spec/openapi.yaml', upstream, '--errors']);
