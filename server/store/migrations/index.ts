@@ -2,10 +2,14 @@
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../db.js';
 import * as core from './001_core.js';
+import * as numbers from './002_numbers.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 
-const MIGRATIONS: [string, Up][] = [['001_core', core.up]];
+const MIGRATIONS: [string, Up][] = [
+  ['001_core', core.up],
+  ['002_numbers', numbers.up],
+];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return Object.fromEntries(MIGRATIONS.map(([name, up]) => [name, { up: (db: Kysely<any>) => up(db, dialect) }]));
