@@ -1,0 +1,61 @@
+// Cursor pagination for every list: newest first by (date_created, sid), with an opaque page token.
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { errors } from '../errors.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+interface Cursor {
+  c: string; // date_created of the last item of the previous page
+  s: string; // its sid
+}
+
+export function encodePageToken(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+export function decodePageToken(token: string): Cursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof cursor?.c === 'string' && typeof cursor?.s === 'string') return cursor;
+  } catch {
+    // fall through to the error below
+  }
+  throw errors.invalidField('page_token', 'is not a page token this API issued');
+}
+
+export interface PageRequest {
+  page_size?: number;
+  page_token?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_page_token: string | null;
+}
+
+/**
+ * Runs `query` (rows with `date_created` and `sid`, already filtered to one account) for one page.
+ * `table` qualifies the two columns when the query joins other tables.
+ */
+export async function paginate<DB, TB extends keyof DB, Row extends { date_created: string; sid: string }>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  page: PageRequest,
+  table?: string,
+): Promise<Page<Row>> {
+  const size = page.page_size ?? DEFAULT_PAGE_SIZE;
+  const col = (name: string) => sql.ref(table ? `${table}.${name}` : name);
+  let q = query;
+  if (page.page_token) {
+    const cursor = decodePageToken(page.page_token);
+    q = q.where(sql<boolean>`(${col('date_created')} < ${cursor.c} or (${col('date_created')} = ${cursor.c} and ${col('sid')} < ${cursor.s}))`);
+  }
+  const rows = await q
+    .orderBy(col('date_created') as any, 'desc')
+    .orderBy(col('sid') as any, 'desc')
+    .limit(size + 1)
+    .execute();
+  const more = rows.length > size;
+  const data = more ? rows.slice(0, size) : rows;
+  const last = data[data.length - 1];
+  return { data, next_page_token: more && last ? encodePageToken({ c: last.date_created, s: last.sid }) : null };
+}
