@@ -40,5 +40,5 @@ export const errors = {
   internal: () => new ApiError(500, 'internal_error', 'Internal server error', 'An unexpected error occurred; it has been logged.'),
   notImplemented: (operationId: string) =>
     new ApiError(501, 'not_implemented', 'Not implemented', `${operationId} is not implemented yet in this build.`),
-  unavailable: (detail: string) => new ApiError(503, 'unavailable', 'Service unavailable', detail),
+  unavailable: (detail: string) => new ApiError(503, 'service_unavailable', 'Service unavailable', detail),
 };
