@@ -6,6 +6,8 @@ import { ConfigError, loadConfig } from '../server/config.js';
 import { spawn } from 'node:child_process';
 import { ROOT, runScript } from './support/run.js';
 import { freePort } from './support/prism.js';
+import { startTestServer } from './support/server.js';
+import { createTelephonyClient } from '../client/index.js';
 
 describe('configuration from the environment', () => {
   it('has working defaults', () => {
@@ -40,6 +42,20 @@ describe('configuration from the environment', () => {
     const res = await runScript('server/main.ts', [], { PORT: 'eighty' });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('PORT must be an integer');
+  });
+
+  it('makes sure an account holds TELEPHONY_API_KEY, across restarts', async () => {
+    const apiKey = 'tk_configured-for-dev-0123456789';
+    const t = await startTestServer('sqlite', { TELEPHONY_API_KEY: apiKey });
+    try {
+      const client = createTelephonyClient({ baseUrl: t.url, apiKey });
+      expect((await client.GET('/v1/messages')).response.status).not.toBe(401);
+      await t.restart();
+      expect((await client.GET('/v1/messages')).response.status).not.toBe(401);
+      expect(await t.server.services.accounts.listAccounts()).toHaveLength(1);
+    } finally {
+      await t.stop();
+    }
   });
 
   it('prints the first account key once on the first start, and not on the next', async () => {

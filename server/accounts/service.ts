@@ -76,7 +76,13 @@ export class AccountService {
    */
   async ensureDefaultAccount(configuredKey: string | null): Promise<CreatedKey | null> {
     if (configuredKey) {
-      if (await this.findByApiKey(configuredKey)) return null;
+      const existing = await this.store.db
+        .selectFrom('api_keys')
+        .select('date_revoked')
+        .where('key_hash', '=', hashApiKey(configuredKey))
+        .executeTakeFirst();
+      if (existing?.date_revoked) throw new Error('TELEPHONY_API_KEY was revoked; set another key or unset it');
+      if (existing) return null;
       const { key } = await this.createAccount('default', configuredKey);
       return { ...key, api_key: '(from TELEPHONY_API_KEY)' };
     }
