@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { Store } from './store/db.js';
 import { createServices, jobHandlers, type Services } from './services.js';
+import { loadServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
 import { requestContext } from './http/request-context.js';
 import { requireApiKey } from './http/auth.js';
@@ -71,7 +72,7 @@ export interface StartOptions {
 export async function start(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const store = options.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined }));
-  const services = createServices(config, store, logger);
+  const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);
   const worker = new JobWorker(store, jobHandlers(services), logger, { pollMs: config.jobPollMs });

@@ -10,10 +10,12 @@ export interface Services {
   store: Store;
   logger: Logger;
   accounts: AccountService;
+  /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
+  secretKey: string;
 }
 
-export function createServices(config: Config, store: Store, logger: Logger): Services {
-  return { config, store, logger, accounts: new AccountService(store) };
+export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
+  return { config, store, logger, secretKey, accounts: new AccountService(store) };
 }
 
 /** Background work by job kind; each feature adds its kinds here. */

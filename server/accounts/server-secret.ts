@@ -1,0 +1,18 @@
+// The server secret that keys hashes of short secrets (OTP codes): SECRET_KEY, or one generated once and kept in the database.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/db.js';
+
+const NAME = 'secret_key';
+
+export async function loadServerSecret(store: Store, configured: string | null): Promise<string> {
+  if (configured) return configured;
+  const candidate = randomBytes(32).toString('base64url');
+  // Several instances may start at once: the first insert wins and everyone reads the winner.
+  await store.db
+    .insertInto('server_settings')
+    .values({ name: NAME, value: candidate })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await store.db.selectFrom('server_settings').select('value').where('name', '=', NAME).executeTakeFirstOrThrow();
+  return row.value;
+}
