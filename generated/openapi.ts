@@ -541,7 +541,9 @@ export interface paths {
             header?: never;
             path: {
                 /** @description The number to look up: E.164 (`+14155550123`; a literal `+` or `%2B` both work in a
-                 *     path), or a national number together with `country_code`.
+                 *     path), or a national number together with `country_code`. Digits, one leading `+` and the
+                 *     punctuation people write numbers with (spaces, `-`, `.`, `/`, parentheses) are accepted;
+                 *     text with anything else (letters, extensions) is not a phone number and answers 400.
                  *      */
                 number: string;
             };
@@ -549,25 +551,37 @@ export interface paths {
         };
         /**
          * Look up a phone number
-         * @description Parses and classifies a number. Anything that is not a valid number still answers 200,
-         *     with `valid` false and `validation_errors` saying why; other fields are then null where
-         *     unknown. The spam score (0-100) is the sum of the weights of `spam_reasons`, clamped to
-         *     0-100; signals come from the number itself and from what this platform has seen of it:
+         * @description Parses and classifies a number with libphonenumber's metadata; carrier and location come
+         *     from libphonenumber's carrier and geocoding data (the original network of the number's
+         *     range: a ported number still shows the network it was assigned to). Mobile country and
+         *     network codes (MCC/MNC) are not in that data, so `carrier.mobile_country_code` and
+         *     `carrier.mobile_network_code` are null.
          *
-         *     | reason | meaning |
-         *     |---|---|
-         *     | `premium_rate_number` | Premium-rate line: calls and messages cost the sender extra. |
-         *     | `shared_cost_number` | Shared-cost line. |
-         *     | `unknown_line_type` | The line type could not be determined. |
-         *     | `invalid_number` | The number is not valid. |
-         *     | `high_outbound_volume` | It sent unusually many messages or calls through this platform recently. |
-         *     | `many_distinct_recipients` | It contacted unusually many distinct numbers recently. |
-         *     | `high_failure_rate` | Traffic to it fails or goes undelivered unusually often. |
-         *     | `unverified_otp_pattern` | Many verification codes went to it and were never checked (SMS pumping). |
-         *     | `not_held_on_platform` | No account on this platform holds it (small weight). |
-         *     | `held_on_platform` | An account on this platform holds it (negative weight: lowers the score). |
+         *     A number that is well formed but not valid still answers 200, with `valid` false and
+         *     `validation_errors` saying why (`TOO_SHORT`, `TOO_LONG`, `INVALID_LENGTH`,
+         *     `INVALID_COUNTRY_CODE` (also for a national number without `country_code`),
+         *     `INVALID_BUT_POSSIBLE` (right length, but in no assigned range), `NOT_A_NUMBER`
+         *     (phone-number characters that do not form a number, such as `1+1`)); fields that cannot be
+         *     known are then null. Text that is not a phone number at all, and an unknown
+         *     `country_code`, answer `400 invalid_request` naming the field.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
+         *     The spam score (0-100) is the sum of the weights of `spam_reasons`, clamped to 0-100. It is
+         *     deterministic: every rule below that applies adds its weight, and each reason's
+         *     `description` gives the figures behind it. Signals come from the number itself and from
+         *     what this platform has seen of it across all accounts:
+         *
+         *     | reason | weight | applies when |
+         *     |---|---|---|
+         *     | `invalid_number` | 30 | The number is not valid. |
+         *     | `premium_rate_number` | 60 | `line_type` is `premium`: calls and messages cost the sender extra. |
+         *     | `shared_cost_number` | 30 | `line_type` is `shared_cost`. |
+         *     | `unknown_line_type` | 10 | The numbering plan gives the number no line type (always so for an invalid number). North America's shared fixed-or-mobile ranges do not count. |
+         *     | `high_outbound_volume` | 25 | It sent 50 or more messages through this platform in the last hour. |
+         *     | `many_distinct_recipients` | 25 | It messaged 25 or more distinct numbers in the last hour. |
+         *     | `high_failure_rate` | 30 | Of its messages of the last 24 hours that reached a final status (at least 10), half or more failed or went undelivered. |
+         *     | `unverified_otp_pattern` | 40 | 3 or more verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping). |
+         *     | `held_on_platform` | -10 | An account on this platform holds it. |
+         *     | `not_held_on_platform` | 5 | No account on this platform holds it. |
          *
          */
         get: operations["lookupPhoneNumber"];
@@ -590,13 +604,15 @@ export interface paths {
         put?: never;
         /**
          * Look up up to 1000 numbers
-         * @description Looks up 1 to 1000 numbers (more answers `400 invalid_request`) and answers one entry per
-         *     input, in input order. `country_code` applies to every national-format input. An invalid
-         *     number is not an error: its entry has a `result` with `valid` false. `error` is set (and
-         *     `result` null) only when that one number could not be looked up; the rest still answer.
-         *     In a form body, repeat `phone_numbers` once per number.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
+         * @description Looks up 1 to 1000 numbers and answers one entry per input, in input order; duplicates are
+         *     allowed and answered each time. An empty list answers `400 invalid_request`, more than
+         *     1000 numbers `400 batch_too_large`, an unknown `country_code` `400 invalid_request`.
+         *     `country_code` applies to every national-format input. Each entry is what
+         *     `GET /v1/lookups/phone-numbers/{number}` answers for that input: an invalid number is not
+         *     an error, its entry has a `result` with `valid` false. `error` is set (and `result` null)
+         *     only when that one input could not be looked up (`not_a_phone_number`: text that is not a
+         *     phone number at all); the rest still answer. In a form body, repeat `phone_numbers` once
+         *     per number.
          *
          */
         post: operations["lookupPhoneNumbersBatch"];
@@ -1131,12 +1147,18 @@ export interface components {
             media_url?: components["schemas"]["HttpUrl"][];
         };
         /**
-         * @description The kind of line; `unknown` when it cannot be determined.
+         * @description The kind of line, from the numbering plan; `unknown` when it cannot be determined,
+         *     including ranges shared by fixed and mobile lines (all of North America: the plan does not
+         *     tell them apart and number portability hides it).
+         *
          * @enum {string}
          */
         LineType: "mobile" | "landline" | "toll_free" | "voip" | "premium" | "shared_cost" | "personal" | "pager" | "uan" | "voicemail" | "unknown";
         LookupPhoneNumbersBatchRequest: {
-            /** @description 1 to 1000 numbers, E.164 or national. In a form body, repeat the key once per number. */
+            /** @description 1 to 1000 numbers, E.164 or national. In a form body, repeat the key once per number.
+             *     More than 1000 answers `400 batch_too_large` (checked by the server, so that it can
+             *     say so with its own code).
+             *      */
             phone_numbers: string[];
             /** @description ISO 3166-1 alpha-2 country (either case) for national-format inputs. */
             country_code?: string;
@@ -1276,15 +1298,15 @@ export interface components {
             /** @description The number as dialled nationally, e.g. `(415) 555-0123`; null when not valid. */
             national_format: string | null;
             line_type: components["schemas"]["LineType"];
-            /** @description The network the number belongs to; null when unknown. */
+            /** @description The network the number's range was assigned to (ported numbers keep it); null when unknown. */
             carrier: {
                 name: string | null;
-                /** @description MCC, e.g. `310`. */
+                /** @description MCC, e.g. `310`; null in this build (no maintained data package ships it). */
                 mobile_country_code: string | null;
-                /** @description MNC, e.g. `260`. */
+                /** @description MNC, e.g. `260`; null in this build (no maintained data package ships it). */
                 mobile_network_code: string | null;
             } | null;
-            /** @description Geographic area of the number, e.g. `San Francisco, CA`; null when unknown. */
+            /** @description Geographic area of the number, e.g. `San Francisco, CA`; null when unknown (usual for mobile numbers). */
             location: string | null;
             /** @description 0 (no concern) to 100 (almost certainly abusive); the clamped sum of `spam_reasons` weights. */
             spam_score: number;
@@ -1303,7 +1325,7 @@ export interface components {
             result: components["schemas"]["PhoneNumberLookup"] | (never | null);
             /** @description Why this number could not be looked up; null when `result` is set. */
             error: {
-                /** @description Stable snake_case code, e.g. `lookup_failed`. */
+                /** @description Stable snake_case code, `not_a_phone_number` (the input is not phone-number text) or `lookup_failed`. */
                 code: string;
                 message: string;
             } | null;
@@ -1672,7 +1694,8 @@ export interface components {
     };
     responses: {
         /** @description `invalid_request`: a parameter is missing, malformed or out of range, or a cross-field
-         *     rule is broken. `errors` lists each offending field by its wire name.
+         *     rule is broken. `errors` lists each offending field by its wire name. `batch_too_large`:
+         *     a batch lookup with more than 1000 numbers.
          *      */
         BadRequest: {
             headers: {
@@ -3494,13 +3517,18 @@ export interface operations {
     lookupPhoneNumber: {
         parameters: {
             query?: {
-                /** @description ISO 3166-1 alpha-2 country (either case) for a national-format `number`. */
+                /** @description ISO 3166-1 alpha-2 country (either case) for a national-format `number`; ignored for
+                 *     E.164 input. There is no default: a national number without it answers `valid` false
+                 *     with `INVALID_COUNTRY_CODE`.
+                 *      */
                 country_code?: string;
             };
             header?: never;
             path: {
                 /** @description The number to look up: E.164 (`+14155550123`; a literal `+` or `%2B` both work in a
-                 *     path), or a national number together with `country_code`.
+                 *     path), or a national number together with `country_code`. Digits, one leading `+` and the
+                 *     punctuation people write numbers with (spaces, `-`, `.`, `/`, parentheses) are accepted;
+                 *     text with anything else (letters, extensions) is not a phone number and answers 400.
                  *      */
                 number: string;
             };
@@ -3515,19 +3543,19 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "phone_number": "+14155550123",
+                     *       "phone_number": "+447400123456",
                      *       "valid": true,
                      *       "validation_errors": [],
-                     *       "country_code": "US",
-                     *       "calling_country_code": "1",
-                     *       "national_format": "(415) 555-0123",
+                     *       "country_code": "GB",
+                     *       "calling_country_code": "44",
+                     *       "national_format": "07400 123456",
                      *       "line_type": "mobile",
                      *       "carrier": {
-                     *         "name": "Sandbox Mobile",
-                     *         "mobile_country_code": "310",
-                     *         "mobile_network_code": "260"
+                     *         "name": "Three",
+                     *         "mobile_country_code": null,
+                     *         "mobile_network_code": null
                      *       },
-                     *       "location": "San Francisco, CA",
+                     *       "location": null,
                      *       "spam_score": 5,
                      *       "spam_reasons": [
                      *         {
@@ -3544,7 +3572,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     lookupPhoneNumbersBatch: {
@@ -3558,16 +3585,18 @@ export interface operations {
             content: {
                 /** @example {
                  *       "phone_numbers": [
-                 *         "+14155550123",
-                 *         "0301234"
+                 *         "+447400123456",
+                 *         "03012",
+                 *         "call me"
                  *       ],
                  *       "country_code": "DE"
                  *     } */
                 "application/json": components["schemas"]["LookupPhoneNumbersBatchRequest"];
                 /** @example {
                  *       "phone_numbers": [
-                 *         "+14155550123",
-                 *         "0301234"
+                 *         "+447400123456",
+                 *         "03012",
+                 *         "call me"
                  *       ],
                  *       "country_code": "DE"
                  *     } */
@@ -3584,21 +3613,21 @@ export interface operations {
                     /** @example {
                      *       "data": [
                      *         {
-                     *           "input": "+14155550123",
+                     *           "input": "+447400123456",
                      *           "result": {
-                     *             "phone_number": "+14155550123",
+                     *             "phone_number": "+447400123456",
                      *             "valid": true,
                      *             "validation_errors": [],
-                     *             "country_code": "US",
-                     *             "calling_country_code": "1",
-                     *             "national_format": "(415) 555-0123",
+                     *             "country_code": "GB",
+                     *             "calling_country_code": "44",
+                     *             "national_format": "07400 123456",
                      *             "line_type": "mobile",
                      *             "carrier": {
-                     *               "name": "Sandbox Mobile",
-                     *               "mobile_country_code": "310",
-                     *               "mobile_network_code": "260"
+                     *               "name": "Three",
+                     *               "mobile_country_code": null,
+                     *               "mobile_network_code": null
                      *             },
-                     *             "location": "San Francisco, CA",
+                     *             "location": null,
                      *             "spam_score": 5,
                      *             "spam_reasons": [
                      *               {
@@ -3611,12 +3640,12 @@ export interface operations {
                      *           "error": null
                      *         },
                      *         {
-                     *           "input": "0301234",
+                     *           "input": "03012",
                      *           "result": {
-                     *             "phone_number": "+49301234",
+                     *             "phone_number": "+493012",
                      *             "valid": false,
                      *             "validation_errors": [
-                     *               "TOO_SHORT"
+                     *               "INVALID_BUT_POSSIBLE"
                      *             ],
                      *             "country_code": "DE",
                      *             "calling_country_code": "49",
@@ -3624,7 +3653,7 @@ export interface operations {
                      *             "line_type": "unknown",
                      *             "carrier": null,
                      *             "location": null,
-                     *             "spam_score": 40,
+                     *             "spam_score": 45,
                      *             "spam_reasons": [
                      *               {
                      *                 "reason": "invalid_number",
@@ -3634,11 +3663,24 @@ export interface operations {
                      *               {
                      *                 "reason": "unknown_line_type",
                      *                 "weight": 10,
-                     *                 "description": "The line type could not be determined."
+                     *                 "description": "The numbering plan gives this number no line type."
+                     *               },
+                     *               {
+                     *                 "reason": "not_held_on_platform",
+                     *                 "weight": 5,
+                     *                 "description": "No account on this platform holds this number."
                      *               }
                      *             ]
                      *           },
                      *           "error": null
+                     *         },
+                     *         {
+                     *           "input": "call me",
+                     *           "result": null,
+                     *           "error": {
+                     *             "code": "not_a_phone_number",
+                     *             "message": "phone_numbers[2] is not a phone number: give E.164 such as +14155550123, or a national number with country_code"
+                     *           }
                      *         }
                      *       ]
                      *     } */
@@ -3651,7 +3693,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listProxySessions: {

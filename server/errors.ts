@@ -23,6 +23,10 @@ export const errors = {
     new ApiError(400, 'invalid_request', 'Invalid request', detail, fieldErrors),
   invalidField: (field: string, message: string) =>
     new ApiError(400, 'invalid_request', 'Invalid request', `${field}: ${message}`, [{ field, message }]),
+  batchTooLarge: (field: string, max: number, got: number) =>
+    new ApiError(400, 'batch_too_large', 'Batch too large', `${field}: at most ${max} items per request, got ${got}.`, [
+      { field, message: `must have at most ${max} items` },
+    ]),
   invalidJson: (detail: string) => new ApiError(400, 'invalid_json', 'Malformed JSON body', detail),
   unauthorized: (detail = 'A valid API key is required: send "Authorization: Bearer <API_KEY>".') =>
     new ApiError(401, 'unauthorized', 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' }),

@@ -1,0 +1,68 @@
+// Number intelligence: one number or a batch, each described by the numbering plan (classify.ts), carrier and
+// geocoding data (geo-carrier.ts) and a spam score (spam-score.ts) over what the platform has seen (signals.ts).
+import type { components } from '../../generated/openapi.js';
+import type { Store } from '../store/db.js';
+import { errors } from '../errors.js';
+import { classifyNumber, isPhoneNumberText, parseCountry, type ClassifiedNumber } from './classify.js';
+import { describe } from './geo-carrier.js';
+import { gatherPlatformSignals } from './signals.js';
+import { NOTHING_SEEN, scoreSpam } from './spam-score.js';
+
+export type PhoneNumberLookup = components['schemas']['PhoneNumberLookup'];
+export type BatchItem = components['schemas']['PhoneNumberLookupBatchItem'];
+
+export const MAX_BATCH = 1000;
+
+const NOT_A_PHONE_NUMBER = 'is not a phone number: give E.164 such as +14155550123, or a national number with country_code';
+
+export class LookupService {
+  constructor(private readonly store: Store) {}
+
+  /** Looks up one number; text that is not a phone number at all is a 400 naming `field`. */
+  async lookup(input: string, countryCode?: string, field = 'number'): Promise<PhoneNumberLookup> {
+    const country = parseCountry(countryCode);
+    if (!isPhoneNumberText(input)) throw errors.invalidField(field, NOT_A_PHONE_NUMBER);
+    const [result] = await this.describeAll([classifyNumber(input, country)]);
+    return result;
+  }
+
+  /** Looks up 1 to 1000 numbers in input order; text that is not a phone number is that item's error. */
+  async lookupBatch(inputs: string[], countryCode?: string): Promise<BatchItem[]> {
+    if (inputs.length > MAX_BATCH) throw errors.batchTooLarge('phone_numbers', MAX_BATCH, inputs.length);
+    const country = parseCountry(countryCode);
+    const classified = inputs.map((input) => (isPhoneNumberText(input) ? classifyNumber(input, country) : null));
+    const results = await this.describeAll(classified.filter((c): c is ClassifiedNumber => c !== null));
+    let next = 0;
+    return inputs.map((input, i) =>
+      classified[i]
+        ? { input, result: results[next++], error: null }
+        : { input, result: null, error: { code: 'not_a_phone_number', message: `phone_numbers[${i}] ${NOT_A_PHONE_NUMBER}` } },
+    );
+  }
+
+  private async describeAll(numbers: ClassifiedNumber[]): Promise<PhoneNumberLookup[]> {
+    const seen = await gatherPlatformSignals(
+      this.store.db,
+      numbers.flatMap((n) => (n.e164 ? [n.e164] : [])),
+    );
+    return Promise.all(
+      numbers.map(async (n) => {
+        const [carrier, location] = n.parts ? await Promise.all([describe('carrier', n.parts), describe('geocodes', n.parts)]) : [null, null];
+        const platform = (n.e164 && seen.get(n.e164)) || NOTHING_SEEN;
+        return {
+          phone_number: n.phoneNumber,
+          valid: n.valid,
+          validation_errors: n.validationErrors,
+          country_code: n.countryCode,
+          calling_country_code: n.callingCountryCode,
+          national_format: n.nationalFormat,
+          line_type: n.lineType,
+          // The carrier data names the original network of a range; no package ships MCC/MNC for it.
+          carrier: carrier ? { name: carrier, mobile_country_code: null, mobile_network_code: null } : null,
+          location,
+          ...scoreSpam({ valid: n.valid, lineType: n.lineType, typeKnown: n.typeKnown, platform }),
+        };
+      }),
+    );
+  }
+}
