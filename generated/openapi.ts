@@ -17,8 +17,6 @@ export interface paths {
          *     with AND. `date_created_after` is inclusive and `date_created_before` exclusive, so
          *     consecutive ranges do not overlap.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listMessages"];
         put?: never;
@@ -43,8 +41,6 @@ export interface paths {
          *     Supports `Idempotency-Key`. See the Messages tag for the sandbox magic destination
          *     numbers.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         post: operations["sendMessage"];
         delete?: never;
@@ -67,8 +63,6 @@ export interface paths {
          * Fetch a message
          * @description Fetches one message of your account, inbound or outbound, with its current status.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getMessage"];
         put?: never;
@@ -82,8 +76,6 @@ export interface paths {
          *       fetchable until deleted in turn.
          *     - A message in flight (`queued` and due, `sending`, `sent`, `receiving`) answers
          *       `409 message_in_flight`; retry once it reaches a final state.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         delete: operations["deleteMessage"];
@@ -747,8 +739,6 @@ export interface paths {
          *     a proxy number in an open session. In a form body, repeat `media_url` once per URL.
          *     Answers `404 not_found` when the sandbox carrier is not active. Supports
          *     `Idempotency-Key`.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["injectInboundMessage"];
@@ -2073,7 +2063,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     sendMessage: {
@@ -2154,7 +2143,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getMessage: {
@@ -2208,7 +2196,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteMessage: {
@@ -2236,7 +2223,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listCalls: {
@@ -4081,7 +4067,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getSandboxVerificationCode: {

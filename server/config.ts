@@ -17,6 +17,28 @@ export interface Config {
   jobPollMs: number;
   /** Server secret used to key hashes of short secrets (OTP codes). */
   secretKey: string | null;
+  /** The network behind the API; only the built-in sandbox so far. */
+  carrier: 'sandbox';
+  /** Sandbox: milliseconds from `sending` to `sent`. */
+  sandboxSentDelayMs: number;
+  /** Sandbox: milliseconds from `sent` to `delivered` (or `undelivered`). */
+  sandboxDeliveryDelayMs: number;
+  /** Sandbox: milliseconds from `sent` to `delivered` for the slow magic number. */
+  sandboxSlowDeliveryMs: number;
+  /** Sandbox: milliseconds from `delivered` to `read` for RCS. */
+  sandboxReadDelayMs: number;
+  /** Sandbox: messages per second one sending number may hand to the network. */
+  sandboxMessagesPerSecond: number;
+  /** Webhooks: per-attempt timeout in milliseconds. */
+  webhookTimeoutMs: number;
+  /** Webhooks: first retry delay in milliseconds; doubles per attempt, with jitter. */
+  webhookRetryBaseMs: number;
+  /** Webhooks: longest delay between two attempts, in milliseconds. */
+  webhookRetryMaxMs: number;
+  /** Webhooks: attempts before an event is given up as failed. */
+  webhookMaxAttempts: number;
+  /** Webhooks: allow URLs that resolve to private, loopback or link-local addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 interface Setting<K extends keyof Config> {
@@ -111,7 +133,73 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
       return raw;
     },
   },
+  carrier: { env: 'CARRIER', description: 'The network behind the API: sandbox (built-in simulation).', parse: oneOf('CARRIER', ['sandbox'] as const, 'sandbox') },
+  sandboxSentDelayMs: {
+    env: 'SANDBOX_SENT_DELAY_MS',
+    description: 'Sandbox: delay from sending to sent (ms).',
+    parse: integer('SANDBOX_SENT_DELAY_MS', 100, 0, 600_000),
+  },
+  sandboxDeliveryDelayMs: {
+    env: 'SANDBOX_DELIVERY_DELAY_MS',
+    description: 'Sandbox: delay from sent to delivered or undelivered (ms).',
+    parse: integer('SANDBOX_DELIVERY_DELAY_MS', 200, 0, 600_000),
+  },
+  sandboxSlowDeliveryMs: {
+    env: 'SANDBOX_SLOW_DELIVERY_MS',
+    description: 'Sandbox: delay from sent to delivered for the slow magic number +15005550004 (ms).',
+    parse: integer('SANDBOX_SLOW_DELIVERY_MS', 5000, 0, 3_600_000),
+  },
+  sandboxReadDelayMs: {
+    env: 'SANDBOX_READ_DELAY_MS',
+    description: 'Sandbox: delay from delivered to read for RCS (ms).',
+    parse: integer('SANDBOX_READ_DELAY_MS', 500, 0, 600_000),
+  },
+  sandboxMessagesPerSecond: {
+    env: 'SANDBOX_MESSAGES_PER_SECOND',
+    description: 'Sandbox: messages per second one sending number may hand to the network (like a long code).',
+    parse: integer('SANDBOX_MESSAGES_PER_SECOND', 10, 1, 1_000_000),
+  },
+  webhookTimeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', description: 'Webhook attempt timeout (ms).', parse: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000) },
+  webhookRetryBaseMs: {
+    env: 'WEBHOOK_RETRY_BASE_MS',
+    description: 'Webhook first retry delay (ms); doubles per attempt, with jitter.',
+    parse: integer('WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+  },
+  webhookRetryMaxMs: {
+    env: 'WEBHOOK_RETRY_MAX_MS',
+    description: 'Webhook longest delay between attempts (ms).',
+    parse: integer('WEBHOOK_RETRY_MAX_MS', 3_600_000, 1, 86_400_000),
+  },
+  webhookMaxAttempts: {
+    env: 'WEBHOOK_MAX_ATTEMPTS',
+    description: 'Webhook attempts before an event is given up.',
+    parse: integer('WEBHOOK_MAX_ATTEMPTS', 15, 1, 100),
+  },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    description: 'true/false: allow webhook URLs resolving to private or loopback addresses; defaults to true with the sandbox carrier.',
+    parse: bool('WEBHOOK_ALLOW_PRIVATE', (all) => (all.CARRIER ?? 'sandbox') === 'sandbox' || all.CARRIER === ''),
+  },
 };
+
+function bool(env: string, fallback: (all: NodeJS.ProcessEnv) => boolean) {
+  return (raw: string | undefined, all: NodeJS.ProcessEnv) => {
+    if (raw === undefined || raw === '') return fallback(all);
+    if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${env} must be true or false, got "${raw}"`);
+    return raw === 'true';
+  };
+}
+
+export type VerificationDelay = { ms: number } | { businessDays: number };
+
+const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function verificationDelay(raw: string): VerificationDelay {
+  const m = /^(\d{1,7})(ms|s|m|h|d|bd)$/.exec(raw.trim());
+  if (!m) throw new ConfigError(`ADDRESS_VERIFICATION_DELAY must be a number with a unit (ms, s, m, h, d, or bd for business days), e.g. 5s or 1bd; got "${raw}"`);
+  const n = Number(m[1]);
+  return m[2] === 'bd' ? { businessDays: n } : { ms: n * DELAY_UNITS[m[2]] };
+}
 
 /** Reads and checks every setting; throws one ConfigError listing every bad value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {

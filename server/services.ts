@@ -4,6 +4,10 @@ import type { Config } from './config.js';
 import type { Store } from './store/db.js';
 import type { JobHandler } from './jobs/worker.js';
 import { AccountService } from './accounts/service.js';
+import type { Carrier } from './carrier/carrier.js';
+import { SandboxCarrier } from './carrier/sandbox.js';
+import { WebhookService } from './webhooks/service.js';
+import { MessageService } from './messages/service.js';
 import { LookupService } from './lookups/service.js';
 
 export interface Services {
@@ -11,16 +15,26 @@ export interface Services {
   store: Store;
   logger: Logger;
   accounts: AccountService;
+  carrier: Carrier;
+  webhooks: WebhookService;
+  messages: MessageService;
   lookups: LookupService;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
   secretKey: string;
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
-  return { config, store, logger, secretKey, accounts: new AccountService(store), lookups: new LookupService(store) };
+  const carrier = new SandboxCarrier(config, store.dialect);
+  const webhooks = new WebhookService(store, config, logger);
+  const messages = new MessageService(store, carrier, webhooks, logger);
+  return { config, store, logger, secretKey, carrier, webhooks, messages, accounts: new AccountService(store), lookups: new LookupService(store) };
 }
 
 /** Background work by job kind; each feature adds its kinds here. */
-export function jobHandlers(_services: Services): Record<string, JobHandler> {
-  return {};
+export function jobHandlers(services: Services): Record<string, JobHandler> {
+  return {
+    ...services.carrier.jobHandlers(services.messages.pipeline),
+    ...services.messages.pipeline.jobHandlers(),
+    ...services.webhooks.jobHandlers(),
+  };
 }

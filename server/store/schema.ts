@@ -73,6 +73,81 @@ export interface IncomingNumberRow {
   date_updated: string;
 }
 
+export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'canceled' | 'read' | 'receiving' | 'received';
+
+export interface MessageRow {
+  sid: string;
+  account_sid: string;
+  from_number: string;
+  to_number: string;
+  body: string;
+  /** JSON array of URLs */
+  media_url: string;
+  num_media: number;
+  num_segments: number;
+  status: MessageStatus;
+  direction: 'outbound-api' | 'outbound-reply' | 'inbound';
+  channel: 'sms' | 'mms' | 'rcs';
+  price: number | null;
+  price_unit: string;
+  error_code: string | null;
+  error_message: string | null;
+  send_at: string | null;
+  validity_period: number;
+  /** When a message still queued fails with validity_period_expired: (send_at or date_created) + validity_period. */
+  expires_at: string;
+  status_callback: string | null;
+  /** Inbound: the platform message it was delivered from, if any; outbound-reply: the inbound it answers. */
+  origin_sid: string | null;
+  date_created: string;
+  date_updated: string;
+  date_sent: string | null;
+}
+
+export interface WebhookEventRow {
+  /** The `webhook-id` header: msg_ + 32 hex. */
+  id: string;
+  account_sid: string;
+  resource_sid: string;
+  type: string;
+  url: string;
+  /** The exact JSON body sent, so every retry signs the same bytes. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** JSON {handler, context}: what to do with a 2xx response body (e.g. send the reply to an inbound SMS). */
+  on_response: string | null;
+  date_created: string;
+  date_updated: string;
+}
+
+export interface WebhookAttemptRow {
+  id: Generated<number>;
+  event_id: string;
+  attempt: number;
+  date_attempted: string;
+  duration_ms: number;
+  response_status: number | null;
+  error: string | null;
+}
+
+export interface IdempotencyKeyRow {
+  account_sid: string;
+  operation_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  locked_until: string;
+  date_created: string;
+}
+
+export interface CarrierSendSlotRow {
+  from_number: string;
+  next_at: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -80,4 +155,9 @@ export interface Database {
   server_settings: ServerSettingRow;
   addresses: AddressRow;
   incoming_numbers: IncomingNumberRow;
+  messages: MessageRow;
+  webhook_events: WebhookEventRow;
+  webhook_attempts: WebhookAttemptRow;
+  idempotency_keys: IdempotencyKeyRow;
+  carrier_send_slots: CarrierSendSlotRow;
 }

@@ -3,12 +3,14 @@ import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../db.js';
 import * as core from './001_core.js';
 import * as numbers from './002_numbers.js';
+import * as messages from './004_messages.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 
 const MIGRATIONS: [string, Up][] = [
   ['001_core', core.up],
   ['002_numbers', numbers.up],
+  ['004_messages', messages.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,68 @@
+// The port to the telephone network. The sandbox implements it today; real networks (SMPP first) plug in behind it.
+// A carrier takes outbound traffic inside the transaction that hands it over, and reports what the network
+// does later through a `CarrierReports` sink that the domain provides (so the carrier never calls up into it).
+import type { Tx } from '../store/db.js';
+import type { JobHandler } from '../jobs/worker.js';
+
+/** How a message travels. `whatsapp` is reserved for verification codes. */
+export type CarrierChannel = 'sms' | 'mms' | 'rcs' | 'whatsapp';
+
+export interface OutboundMessage {
+  sid: string;
+  accountSid: string;
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls: string[];
+  channel: CarrierChannel;
+  numSegments: number;
+}
+
+/** A status change the network reports for an outbound message. */
+export interface MessageReport {
+  sid: string;
+  status: 'sent' | 'delivered' | 'undelivered' | 'failed' | 'read';
+  /** Set with `sent`: what the network charged. */
+  price?: number;
+  priceUnit?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/** A message arriving from the network at `to`, a number that may be held on this platform. */
+export interface InboundMessage {
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls: string[];
+  channel: CarrierChannel;
+  /** The platform message this one is, when it was sent from this platform. */
+  originSid?: string;
+}
+
+/** Where a carrier reports what happens on the network; each call runs inside the carrier's own transaction. */
+export interface CarrierReports {
+  messageStatus(tx: Tx, report: MessageReport): Promise<void>;
+  inboundMessage(tx: Tx, message: InboundMessage): Promise<void>;
+}
+
+export interface DestinationCapabilities {
+  rcs: boolean;
+}
+
+export interface Carrier {
+  readonly name: string;
+  /** True for the built-in simulation: enables the /v1/sandbox routes. */
+  readonly isSandbox: boolean;
+  /** What the destination can receive (used to pick RCS or fall back to SMS/MMS). */
+  destinationCapabilities(to: string): Promise<DestinationCapabilities>;
+  /**
+   * Reserves the next moment `from` may hand a message to the network (its throughput limit), no later
+   * than `notAfter`; null when no slot is free by then (nothing is reserved).
+   */
+  reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null>;
+  /** Hands a message to the network inside the transaction that marks it `sending`. */
+  submitMessage(tx: Tx, message: OutboundMessage): Promise<void>;
+  /** The carrier's own background work, reporting into `reports`. */
+  jobHandlers(reports: CarrierReports): Record<string, JobHandler>;
+}

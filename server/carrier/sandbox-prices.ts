@@ -1,0 +1,43 @@
+// The sandbox network's price list, in USD: per SMS segment, per MMS and per RCS message, by destination country.
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { CarrierChannel } from './carrier.js';
+
+interface Rates {
+  sms: number;
+  mms: number;
+  rcs: number;
+}
+
+const PRICES: Record<string, Rates> = {
+  US: { sms: 0.0079, mms: 0.02, rcs: 0.0045 },
+  CA: { sms: 0.0075, mms: 0.02, rcs: 0.0045 },
+  GB: { sms: 0.04, mms: 0.1, rcs: 0.03 },
+  DE: { sms: 0.075, mms: 0.15, rcs: 0.05 },
+  FR: { sms: 0.07, mms: 0.15, rcs: 0.05 },
+  ES: { sms: 0.06, mms: 0.15, rcs: 0.04 },
+  IT: { sms: 0.07, mms: 0.15, rcs: 0.05 },
+  NL: { sms: 0.09, mms: 0.15, rcs: 0.05 },
+  AU: { sms: 0.0515, mms: 0.12, rcs: 0.04 },
+  IN: { sms: 0.0083, mms: 0.05, rcs: 0.004 },
+  BR: { sms: 0.06, mms: 0.12, rcs: 0.03 },
+  MX: { sms: 0.05, mms: 0.1, rcs: 0.03 },
+  JP: { sms: 0.07, mms: 0.15, rcs: 0.05 },
+};
+
+const OTHER: Rates = { sms: 0.05, mms: 0.12, rcs: 0.04 };
+
+export const PRICE_UNIT = 'USD';
+
+/** The destination's ISO country, or null when the number does not say. */
+export function destinationCountry(to: string): string | null {
+  const parsed = parsePhoneNumberFromString(to);
+  if (!parsed) return null;
+  return parsed.country ?? parsed.getPossibleCountries()[0] ?? (parsed.countryCallingCode === '1' ? 'US' : null);
+}
+
+/** What sending one message costs: per segment for SMS, per message for MMS and RCS. */
+export function messagePrice(to: string, channel: CarrierChannel, numSegments: number): number {
+  const rates = PRICES[destinationCountry(to) ?? ''] ?? OTHER;
+  const amount = channel === 'sms' || channel === 'whatsapp' ? rates.sms * Math.max(1, numSegments) : rates[channel];
+  return Math.round(amount * 10_000) / 10_000;
+}

@@ -1,0 +1,117 @@
+// The sandbox carrier: a deterministic network simulation. A submitted message becomes a short plan of status
+// reports (sent, delivered, read, or a failure), each a durable job due after its configured delay, so a restart
+// loses nothing. Delivery to a number held on this platform also arrives there as an inbound message.
+import type { Config } from '../config.js';
+import type { Dialect, Tx } from '../store/db.js';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobHandler } from '../jobs/worker.js';
+import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage } from './carrier.js';
+import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
+import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
+
+export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
+
+type SandboxConfig = Pick<
+  Config,
+  'sandboxSentDelayMs' | 'sandboxDeliveryDelayMs' | 'sandboxSlowDeliveryMs' | 'sandboxReadDelayMs' | 'sandboxMessagesPerSecond'
+>;
+
+interface Step {
+  afterMs: number;
+  report: Omit<MessageReport, 'sid'>;
+}
+
+interface StepJob {
+  message: OutboundMessage;
+  steps: Step[];
+  index: number;
+}
+
+export class SandboxCarrier implements Carrier {
+  readonly name = 'sandbox';
+  readonly isSandbox = true;
+
+  constructor(
+    private readonly config: SandboxConfig,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async destinationCapabilities(to: string): Promise<DestinationCapabilities> {
+    return { rcs: isRcsCapable(to) };
+  }
+
+  async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
+    const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
+    await tx.db
+      .insertInto('carrier_send_slots')
+      .values({ from_number: from, next_at: '' })
+      .onConflict((oc) => oc.column('from_number').doNothing())
+      .execute();
+    let query = tx.db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from);
+    if (this.dialect === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirstOrThrow();
+    const slot = Math.max(Date.now(), row.next_at ? Date.parse(row.next_at) : 0);
+    if (slot > notAfter.getTime()) return null;
+    await tx.db
+      .updateTable('carrier_send_slots')
+      .set({ next_at: new Date(slot + intervalMs).toISOString() })
+      .where('from_number', '=', from)
+      .execute();
+    return new Date(slot);
+  }
+
+  async submitMessage(tx: Tx, message: OutboundMessage): Promise<void> {
+    const steps = this.plan(message);
+    await enqueueJob(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, { runAt: new Date(Date.now() + steps[0].afterMs) });
+  }
+
+  private plan(message: OutboundMessage): Step[] {
+    const c = this.config;
+    const outcome = outcomeFor(message.to);
+    if (outcome.kind === 'failed') {
+      return [{ afterMs: c.sandboxSentDelayMs, report: { status: 'failed', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
+    }
+    const sent: Step = {
+      afterMs: c.sandboxSentDelayMs,
+      report: { status: 'sent', price: messagePrice(message.to, message.channel, message.numSegments), priceUnit: PRICE_UNIT },
+    };
+    if (outcome.kind === 'undelivered') {
+      return [sent, { afterMs: c.sandboxDeliveryDelayMs, report: { status: 'undelivered', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
+    }
+    const delivered: Step = { afterMs: outcome.slow ? c.sandboxSlowDeliveryMs : c.sandboxDeliveryDelayMs, report: { status: 'delivered' } };
+    const read: Step[] = message.channel === 'rcs' ? [{ afterMs: c.sandboxReadDelayMs, report: { status: 'read' } }] : [];
+    return [sent, delivered, ...read];
+  }
+
+  jobHandlers(reports: CarrierReports): Record<string, JobHandler> {
+    return {
+      [SANDBOX_MESSAGE_JOB]: async (job, ctx) => {
+        const { message, steps, index } = job.payload as StepJob;
+        const step = steps[index];
+        await ctx.store.transaction(async (tx) => {
+          await reports.messageStatus(tx, { sid: message.sid, ...step.report });
+          if (step.report.status === 'delivered' && (await heldOnPlatform(tx, message.to))) {
+            await reports.inboundMessage(tx, {
+              from: message.from,
+              to: message.to,
+              body: message.body,
+              mediaUrls: message.mediaUrls,
+              channel: message.channel,
+              originSid: message.sid,
+            });
+          }
+          const next = steps[index + 1];
+          if (next) {
+            await enqueueJob(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: index + 1 } satisfies StepJob, { runAt: new Date(Date.now() + next.afterMs) });
+          }
+          await ctx.finishIn(tx);
+        });
+      },
+    };
+  }
+}
+
+async function heldOnPlatform(tx: Tx, number: string): Promise<boolean> {
+  const row = await tx.db.selectFrom('incoming_numbers').select('sid').where('phone_number', '=', number).executeTakeFirst();
+  return Boolean(row);
+}

@@ -1,0 +1,70 @@
+// Idempotency records: one per (account, operation, key), claimed before the work and completed with its response.
+import type { Db } from '../store/db.js';
+import type { IdempotencyKeyRow } from '../store/schema.js';
+
+export const RETENTION_MS = 24 * 3600 * 1000;
+/** How long a claim may run before another request may take it over (its server died mid-request). */
+export const CLAIM_LEASE_MS = 60_000;
+
+export interface Scope {
+  accountSid: string;
+  operationId: string;
+  key: string;
+}
+
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'reused' }
+  | { kind: 'in_use' };
+
+function where(scope: Scope) {
+  return (qb: any) =>
+    qb.where('account_sid', '=', scope.accountSid).where('operation_id', '=', scope.operationId).where('idempotency_key', '=', scope.key);
+}
+
+export async function claim(db: Db, scope: Scope, requestHash: string): Promise<Claim> {
+  const now = Date.now();
+  const fresh: IdempotencyKeyRow = {
+    account_sid: scope.accountSid,
+    operation_id: scope.operationId,
+    idempotency_key: scope.key,
+    request_hash: requestHash,
+    state: 'running',
+    response_status: null,
+    response_body: null,
+    locked_until: new Date(now + CLAIM_LEASE_MS).toISOString(),
+    date_created: new Date(now).toISOString(),
+  };
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values(fresh)
+    .onConflict((oc) => oc.columns(['account_sid', 'operation_id', 'idempotency_key']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
+
+  const existing = await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst() as IdempotencyKeyRow | undefined;
+  if (!existing) return claim(db, scope, requestHash);
+  const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
+  const abandoned = existing.state === 'running' && Date.parse(existing.locked_until) < now;
+  if (expired || abandoned) {
+    // Take it over only if nobody else did first (compare-and-set on the row we read).
+    const taken = await where(scope)(db.updateTable('idempotency_keys').set(fresh))
+      .where('date_created', '=', existing.date_created)
+      .where('locked_until', '=', existing.locked_until)
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed' } : { kind: 'in_use' };
+  }
+  if (existing.request_hash !== requestHash) return { kind: 'reused' };
+  if (existing.state === 'running') return { kind: 'in_use' };
+  return { kind: 'replay', status: Number(existing.response_status), body: existing.response_body === null ? undefined : JSON.parse(existing.response_body) };
+}
+
+export async function complete(db: Db, scope: Scope, status: number, body: unknown): Promise<void> {
+  await where(scope)(db.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) })).execute();
+}
+
+/** Forgets a claim whose request failed, so the same key can be retried. */
+export async function release(db: Db, scope: Scope): Promise<void> {
+  await where(scope)(db.deleteFrom('idempotency_keys')).where('state', '=', 'running').execute();
+}

@@ -1,0 +1,143 @@
+// The outbound pipeline after acceptance: the dispatch job (schedule, validity, pacing, hand-over to the carrier)
+// and the carrier's reports (status changes, inbound arrivals). Every step is one transaction with its job.
+import type { Carrier, CarrierReports, InboundMessage, MessageReport } from '../carrier/carrier.js';
+import type { Tx } from '../store/db.js';
+import type { MessageRow, MessageStatus } from '../store/schema.js';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobContext, JobHandler } from '../jobs/worker.js';
+import { nowIso } from '../clock.js';
+import { newSid } from '../ids.js';
+import type { MessageEvents } from './events.js';
+import { incomingNumber, messageBySid, transition } from './store.js';
+import { countSegments } from './segments.js';
+
+export const DISPATCH_JOB = 'message.dispatch';
+
+interface DispatchJob {
+  sid: string;
+  /** The send slot already reserved for this message, when the first run had to wait for it. */
+  slot?: string;
+}
+
+/** Which statuses a report may follow: a report that arrives out of place changes nothing. */
+const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
+  sent: ['sending'],
+  delivered: ['sent'],
+  undelivered: ['sent'],
+  failed: ['queued', 'sending', 'sent'],
+  read: ['delivered'],
+};
+
+export async function enqueueDispatch(tx: Tx, sid: string, runAt?: Date): Promise<void> {
+  await enqueueJob(tx, DISPATCH_JOB, { sid } satisfies DispatchJob, { runAt });
+}
+
+export class MessagePipeline implements CarrierReports {
+  constructor(
+    private readonly carrier: Carrier,
+    private readonly events: MessageEvents,
+  ) {}
+
+  jobHandlers(): Record<string, JobHandler> {
+    return { [DISPATCH_JOB]: (job, ctx) => this.dispatch(job.payload as DispatchJob, ctx) };
+  }
+
+  private async dispatch({ sid, slot }: DispatchJob, ctx: JobContext): Promise<void> {
+    await ctx.store.transaction(async (tx) => {
+      const message = await messageBySid(tx.db, sid);
+      if (message?.status === 'queued') await this.dispatchQueued(tx, message, slot);
+      await ctx.finishIn(tx);
+    });
+  }
+
+  private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined): Promise<void> {
+    const now = Date.now();
+    const expiresAt = Date.parse(message.expires_at);
+    if (now > expiresAt) {
+      await this.applyReport(tx, {
+        sid: message.sid,
+        status: 'failed',
+        errorCode: 'validity_period_expired',
+        errorMessage: `The message could not be sent within its validity period of ${message.validity_period} s.`,
+      });
+      return;
+    }
+    if (!slot) {
+      const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
+      // No slot before it expires: come back when it does, to fail it then.
+      if (!reserved) return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid } satisfies DispatchJob, { runAt: new Date(expiresAt + 1) });
+      if (reserved.getTime() > now) {
+        return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: reserved.toISOString() } satisfies DispatchJob, { runAt: reserved });
+      }
+    }
+    const sending = await transition(tx.db, message.sid, ['queued'], { status: 'sending', date_updated: nowIso() });
+    if (!sending) return;
+    await this.events.statusChanged(tx, sending);
+    await this.carrier.submitMessage(tx, {
+      sid: sending.sid,
+      accountSid: sending.account_sid,
+      from: sending.from_number,
+      to: sending.to_number,
+      body: sending.body,
+      mediaUrls: JSON.parse(sending.media_url),
+      channel: sending.channel,
+      numSegments: sending.num_segments,
+    });
+  }
+
+  messageStatus(tx: Tx, report: MessageReport): Promise<void> {
+    return this.applyReport(tx, report);
+  }
+
+  private async applyReport(tx: Tx, report: MessageReport): Promise<void> {
+    const now = nowIso();
+    const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], {
+      status: report.status,
+      date_updated: now,
+      ...(report.status === 'sent' ? { date_sent: now, price: report.price ?? null, price_unit: report.priceUnit ?? 'USD' } : {}),
+      ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
+    });
+    if (updated) await this.events.statusChanged(tx, updated);
+  }
+
+  /** A message arriving at a number held on this platform: stored for its holder, sent to its sms_url. */
+  async inboundMessage(tx: Tx, inbound: InboundMessage): Promise<void> {
+    const number = await incomingNumber(tx.db, inbound.to);
+    if (!number) return;
+    const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
+    const row = inboundRow(number.account_sid, inbound);
+    await tx.db.insertInto('messages').values(row).execute();
+    // A reply arriving at a number that answers with replies would ping-pong forever: only first messages get one.
+    await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
+  }
+}
+
+export function inboundRow(accountSid: string, inbound: InboundMessage): MessageRow {
+  const now = nowIso();
+  const channel = inbound.channel === 'rcs' ? 'rcs' : inbound.mediaUrls.length ? 'mms' : 'sms';
+  return {
+    sid: newSid('message'),
+    account_sid: accountSid,
+    from_number: inbound.from,
+    to_number: inbound.to,
+    body: inbound.body,
+    media_url: JSON.stringify(inbound.mediaUrls),
+    num_media: inbound.mediaUrls.length,
+    num_segments: channel === 'sms' ? countSegments(inbound.body) : 1,
+    status: 'received',
+    direction: 'inbound',
+    channel,
+    price: null,
+    price_unit: 'USD',
+    error_code: null,
+    error_message: null,
+    send_at: null,
+    validity_period: 14400,
+    expires_at: now,
+    status_callback: null,
+    origin_sid: inbound.originSid ?? null,
+    date_created: now,
+    date_updated: now,
+    date_sent: now,
+  };
+}

@@ -1,0 +1,198 @@
+// Messages: the rules of sending, reading, deleting and receiving. `sendMessage` is the entry point for every
+// feature that sends a message (the API, inbound replies, verification codes), with the tenant explicit.
+import type { Logger } from 'pino';
+import type { Carrier } from '../carrier/carrier.js';
+import type { Store, Tx } from '../store/db.js';
+import type { MessageRow } from '../store/schema.js';
+import type { WebhookService } from '../webhooks/service.js';
+import type { PageRequest } from '../http/pagination.js';
+import { errors } from '../errors.js';
+import { nowIso } from '../clock.js';
+import { newSid } from '../ids.js';
+import { MessageEvents, REPLY_HANDLER, type MessageListener, type ReplyContext } from './events.js';
+import { MessagePipeline, enqueueDispatch, inboundRow } from './pipeline.js';
+import { parseReplies } from './replies.js';
+import { countSegments } from './segments.js';
+import * as messages from './store.js';
+import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
+
+export const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
+export const DEFAULT_VALIDITY_PERIOD = 14400;
+const MAX_BODY = 1600;
+const MAX_MEDIA = 10;
+
+export interface SendMessageInput {
+  from: string;
+  to: string;
+  body?: string;
+  media_url?: string[];
+  send_at?: string;
+  status_callback?: string;
+  validity_period?: number;
+  channel?: 'auto' | 'sms' | 'mms' | 'rcs';
+}
+
+export interface SendOptions {
+  direction?: 'outbound-api' | 'outbound-reply';
+  /** Send inside this transaction, so the message exists only if the change that causes it commits. */
+  tx?: Tx;
+  /** Skip the check that `from` is a number of the account (for platform senders, e.g. verification codes). */
+  trustedFrom?: boolean;
+  /** The inbound message this one answers. */
+  originSid?: string;
+}
+
+export interface InboundInput {
+  from: string;
+  to: string;
+  body?: string;
+  media_url?: string[];
+}
+
+export class MessageService {
+  readonly events: MessageEvents;
+  readonly pipeline: MessagePipeline;
+
+  constructor(
+    private readonly store: Store,
+    private readonly carrier: Carrier,
+    webhooks: WebhookService,
+    private readonly logger: Logger,
+  ) {
+    this.events = new MessageEvents(webhooks);
+    this.pipeline = new MessagePipeline(carrier, this.events);
+    webhooks.handleResponses(REPLY_HANDLER, (tx, response, context: ReplyContext) => this.sendReplies(tx, response.body, response.contentType, context));
+  }
+
+  /** Other features follow messages here: every status change of an outbound message, every inbound message. */
+  onStatusChange(listener: MessageListener): void {
+    this.events.onStatusChange(listener);
+  }
+
+  onInbound(listener: MessageListener): void {
+    this.events.onInbound(listener);
+  }
+
+  async sendMessage(accountSid: string, input: SendMessageInput, options: SendOptions = {}): Promise<MessageRecord> {
+    const body = input.body ?? '';
+    const media = input.media_url ?? [];
+    if (!body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
+    if (body.length > MAX_BODY) throw errors.invalidField('body', `must be at most ${MAX_BODY} characters`);
+    if (media.length > MAX_MEDIA) throw errors.invalidField('media_url', `must have at most ${MAX_MEDIA} items`);
+    if (media.some((url) => !/^https?:\/\/\S+$/.test(url))) throw errors.invalidField('media_url', 'must be http or https URLs');
+    if (input.channel === 'sms' && media.length) throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
+    const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
+    if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
+      throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
+    }
+    const now = Date.now();
+    const sendAt = input.send_at === undefined ? null : parseSendAt(input.send_at, now);
+
+    const run = async (tx: Tx) => {
+      if (!options.trustedFrom) {
+        const number = await messages.incomingNumber(tx.db, input.from);
+        if (number?.account_sid !== accountSid) throw errors.unprocessable('from_number_not_owned', `${input.from} is not a number of your account.`);
+      }
+      const requested = input.channel ?? 'auto';
+      const rcs = (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
+      const channel = rcs ? 'rcs' : media.length || requested === 'mms' ? 'mms' : 'sms';
+      const created = new Date(now).toISOString();
+      const row: MessageRow = {
+        sid: newSid('message'),
+        account_sid: accountSid,
+        from_number: input.from,
+        to_number: input.to,
+        body,
+        media_url: JSON.stringify(media),
+        num_media: media.length,
+        num_segments: channel === 'sms' ? countSegments(body) : 1,
+        status: 'queued',
+        direction: options.direction ?? 'outbound-api',
+        channel,
+        price: null,
+        price_unit: 'USD',
+        error_code: null,
+        error_message: null,
+        send_at: sendAt ? sendAt.toISOString() : null,
+        validity_period: validity,
+        expires_at: new Date((sendAt?.getTime() ?? now) + validity * 1000).toISOString(),
+        status_callback: input.status_callback ?? null,
+        origin_sid: options.originSid ?? null,
+        date_created: created,
+        date_updated: created,
+        date_sent: null,
+      };
+      await messages.insertMessage(tx.db, row);
+      await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
+      return messageView(row);
+    };
+    return options.tx ? run(options.tx) : this.store.transaction(run);
+  }
+
+  async getMessage(accountSid: string, sid: string): Promise<MessageRecord> {
+    const row = await messages.findMessage(this.store.db, accountSid, sid);
+    if (!row) throw errors.notFound(`No message ${sid} in your account.`);
+    return messageView(row);
+  }
+
+  async listMessages(accountSid: string, filters: messages.MessageFilters, page: PageRequest) {
+    const normalized = {
+      ...filters,
+      createdAfter: filters.createdAfter && new Date(filters.createdAfter).toISOString(),
+      createdBefore: filters.createdBefore && new Date(filters.createdBefore).toISOString(),
+    };
+    const result = await messages.listMessages(this.store.db, accountSid, normalized, page);
+    return { data: result.data.map(messageView), next_page_token: result.next_page_token };
+  }
+
+  /** Deletes a message in a final state; cancels a scheduled one whose time has not come. */
+  async deleteMessage(accountSid: string, sid: string): Promise<'deleted' | 'canceled'> {
+    const row = await messages.findMessage(this.store.db, accountSid, sid);
+    if (!row) throw errors.notFound(`No message ${sid} in your account.`);
+    if (FINAL_STATUSES.includes(row.status)) {
+      if (await messages.deleteMessage(this.store.db, accountSid, sid, FINAL_STATUSES)) return 'deleted';
+    } else if (row.status === 'queued' && row.send_at && Date.parse(row.send_at) > Date.now()) {
+      const canceled = await this.store.transaction(async (tx) => {
+        const updated = await messages.transition(tx.db, sid, ['queued'], { status: 'canceled', date_updated: nowIso() }, { sendAtAfter: nowIso() });
+        if (updated) await this.events.statusChanged(tx, updated);
+        return Boolean(updated);
+      });
+      if (canceled) return 'canceled';
+    }
+    throw errors.conflict('message_in_flight', `Message ${sid} is ${row.status} and not in a final state yet; retry once it is.`);
+  }
+
+  /** Sandbox: a message from an outside number to a number of the account, handled like real inbound traffic. */
+  async injectInbound(accountSid: string, input: InboundInput): Promise<MessageRecord> {
+    if (!this.carrier.isSandbox) throw errors.notFound('The sandbox routes exist only while the sandbox carrier is active.');
+    const media = input.media_url ?? [];
+    if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
+    return this.store.transaction(async (tx) => {
+      const number = await messages.incomingNumber(tx.db, input.to);
+      if (number?.account_sid !== accountSid) throw errors.unprocessable('to_number_not_owned', `${input.to} is not a number of your account.`);
+      const row = inboundRow(accountSid, { from: input.from, to: input.to, body: input.body ?? '', mediaUrls: media, channel: 'sms' });
+      await messages.insertMessage(tx.db, row);
+      await this.events.received(tx, row, number.sms_url, true);
+      return messageView(row);
+    });
+  }
+
+  private async sendReplies(tx: Tx, body: string, contentType: string, context: ReplyContext): Promise<void> {
+    for (const reply of parseReplies(body, contentType)) {
+      await this.sendMessage(
+        context.accountSid,
+        { from: context.from, to: context.to, body: reply.body, media_url: reply.mediaUrls },
+        { tx, direction: 'outbound-reply', originSid: context.inboundSid },
+      );
+      this.logger.debug({ inboundSid: context.inboundSid }, 'reply to an inbound message queued');
+    }
+  }
+}
+
+function parseSendAt(value: string, now: number): Date {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw errors.invalidField('send_at', 'must be an ISO 8601 date-time');
+  if (at <= now) throw errors.invalidField('send_at', 'must be in the future');
+  if (at > now + MAX_SCHEDULE_AHEAD_MS) throw errors.invalidField('send_at', 'must be at most 35 days ahead');
+  return new Date(at);
+}

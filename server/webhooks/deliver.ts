@@ -1,0 +1,92 @@
+// One HTTP attempt of a webhook: POST the JSON body with its signed headers, bounded by a timeout.
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { PrivateAddressError, isPrivateAddress, publicOnlyLookup } from './address-guard.js';
+
+export interface AttemptResult {
+  ok: boolean;
+  status: number | null;
+  /** The response body (first 64 KB), for handlers that read replies. */
+  body: string;
+  contentType: string;
+  error: string | null;
+  durationMs: number;
+  /** True when retrying cannot help (the URL is refused outright). */
+  permanent: boolean;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
+};
+
+export interface DeliverOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+export function postWebhook(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult> {
+  const started = Date.now();
+  const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: Date.now() - started });
+  const failed = (error: string, permanent = false) => done({ ok: false, status: null, body: '', contentType: '', error, permanent });
+
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(failed('invalid URL', true));
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(failed('only http and https URLs are called', true));
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
+    return Promise.resolve(failed(new PrivateAddressError(host, host).message, true));
+  }
+
+  return new Promise((resolve) => {
+    const lib = target.protocol === 'https:' ? https : http;
+    const req = lib.request(
+      target,
+      {
+        method: 'POST',
+        agent: agents[target.protocol as 'http:' | 'https:'],
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'telephony-webhooks/1' },
+        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+        timeout: options.timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => {
+          clearTimeout(overall);
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          resolve(
+            done({
+              ok,
+              status,
+              body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+              contentType: String(res.headers['content-type'] ?? ''),
+              error: ok ? null : `HTTP ${status}`,
+              permanent: false,
+            }),
+          );
+        });
+        res.on('error', (err) => resolve(failed(err.message)));
+      },
+    );
+    // The socket timeout covers idle periods; this one bounds the whole attempt.
+    const overall = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
+    req.on('error', (err) => {
+      clearTimeout(overall);
+      resolve(failed(err.message, err instanceof PrivateAddressError));
+    });
+    req.end(body);
+  });
+}

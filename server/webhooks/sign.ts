@@ -1,0 +1,22 @@
+// Standard Webhooks signatures: base64 HMAC-SHA256 of "id.timestamp.body" keyed by the whsec_ secret's bytes.
+import { createHmac, randomBytes } from 'node:crypto';
+
+export function newWebhookId(): string {
+  return `msg_${randomBytes(16).toString('hex')}`;
+}
+
+export function signatureFor(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** The three headers of a signed delivery; the timestamp is the attempt's, the id the event's. */
+export function signedHeaders(secret: string, id: string, body: string, now = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureFor(secret, id, timestamp, body),
+  };
+}
