@@ -209,13 +209,14 @@ export interface paths {
         };
         /**
          * Search local numbers
-         * @description Searches the inventory for geographic (and, where a country's plan has them, mobile)
-         *     numbers in `{country}` that nobody holds. Returns up to `page_size` matches and no page
-         *     token: there is no next page; search again, or narrow the filters, for other numbers.
-         *     An empty `data` means nothing matched. A country the inventory does not cover answers
+         * @description Searches the inventory for geographic numbers in `{country}` that nobody holds (and, where
+         *     the country's geographic numbers cannot take SMS, mobile numbers too). Returns up to
+         *     `page_size` matches and no page token: there is no next page; search again, or change the
+         *     filters, for other numbers. The same search returns the same numbers, less those provisioned
+         *     since. An empty `data` means nothing matched. `area_code` matches the leading digits of the
+         *     national number (`415` in the US, `30` for Berlin). A country code that is not ISO 3166-1
+         *     alpha-2 answers `400 invalid_request`; a country the inventory does not cover answers
          *     `404 not_found`.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         get: operations["searchLocalNumbers"];
@@ -245,10 +246,9 @@ export interface paths {
          * @description Searches the inventory for toll-free numbers in `{country}` that nobody holds. Same
          *     filters and answer as Search local numbers: up to `page_size` matches, no page token.
          *     `area_code` matches the toll-free prefix (for example `800` or `888` in the US);
-         *     `in_region` and `in_locality` match nothing for toll-free numbers. A country the
-         *     inventory does not cover answers `404 not_found`.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
+         *     `in_region` and `in_locality` match nothing for toll-free numbers. A country code that is
+         *     not ISO 3166-1 alpha-2 answers `400 invalid_request`; a country the inventory does not
+         *     cover answers `404 not_found`.
          *
          */
         get: operations["searchTollFreeNumbers"];
@@ -271,8 +271,6 @@ export interface paths {
          * List the account's numbers
          * @description Lists the numbers your account holds, newest first.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listIncomingPhoneNumbers"];
         put?: never;
@@ -282,17 +280,18 @@ export interface paths {
          *     alike). Take the number from a search result; a number that is held by any account
          *     (yours included) or that the inventory does not offer answers `409 number_unavailable`.
          *
-         *     In countries that require address verification (DE, FR, AU and others) give `AddressSid`,
-         *     a verified address of your account in the number's country. Without one the answer is
+         *     In countries that require address verification (DE, FR, AU and others, see the tag) the
+         *     number needs a verified address of your account (in the number's country where the
+         *     requirement is `local`). Give it as `AddressSid`, or leave `AddressSid` out to use your
+         *     oldest verified address that meets the requirement. Without one the answer is
          *     `422 regulatory_requirements`; its `detail` names the remedy: submit an address in the
          *     dashboard (Settings > Addresses) or with POST /v1/addresses; it is verified, typically
          *     within 1 business day, and then provisioning in that country succeeds. An `AddressSid`
-         *     that is not an address of your account answers `422 address_not_found`.
+         *     that is not an address of your account answers `422 address_not_found`. Of two requests
+         *     for one number, exactly one succeeds; the other answers `409 number_unavailable`.
          *
          *     `FriendlyName` defaults to the number in national format; `SmsMethod` and `VoiceMethod`
          *     default to POST. Supports `Idempotency-Key`.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["provisionPhoneNumber"];
@@ -316,8 +315,6 @@ export interface paths {
          * Fetch a number
          * @description Fetches one number your account holds, with its configuration.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getIncomingPhoneNumber"];
         put?: never;
@@ -330,8 +327,6 @@ export interface paths {
          *     (`422 address_not_found`), and in a country that requires verification, a verified one
          *     in that country (`422 regulatory_requirements`).
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         post: operations["updateIncomingPhoneNumber"];
         /**
@@ -340,8 +335,6 @@ export interface paths {
          *     pool, and another account may provision it. Its webhooks stop. Open proxy sessions that
          *     use it as a proxy number end `failed` with `closed_reason` `number_released`. A fetch
          *     afterwards answers 404.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         delete: operations["releasePhoneNumber"];
@@ -361,8 +354,6 @@ export interface paths {
          * List addresses
          * @description Lists your account's addresses, newest first, whatever their status.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listAddresses"];
         put?: never;
@@ -371,10 +362,8 @@ export interface paths {
          * @description Submits an address for verification. It is created `pending`; verification marks it
          *     `verified` or `rejected` (with `rejection_reason`), typically within 1 business day (after
          *     a configurable delay in the sandbox). `iso_country` is accepted in either case and stored
-         *     upper-case. Once verified, pass its sid as `AddressSid` when provisioning numbers in that
+         *     upper-case; a code that is not ISO 3166-1 alpha-2 answers `400 invalid_request`. Once verified, pass its sid as `AddressSid` when provisioning numbers in that
          *     country. Supports `Idempotency-Key`.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["createAddress"];
@@ -398,8 +387,6 @@ export interface paths {
          * Fetch an address
          * @description Fetches one address of your account with its verification status.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getAddress"];
         put?: never;
@@ -408,8 +395,6 @@ export interface paths {
          * Delete an address
          * @description Deletes an address. An address that a number of your account uses (`address_sid`)
          *     answers `409 address_in_use`: release the number, or point it at another address, first.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         delete: operations["deleteAddress"];
@@ -1106,6 +1091,11 @@ export interface components {
             capabilities: components["schemas"]["PhoneNumberCapabilities"];
             /** @description ISO 3166-1 alpha-2 country code, upper-case. */
             iso_country: string;
+            /**
+             * @description `local` (geographic), `mobile` or `toll_free`.
+             * @enum {string}
+             */
+            number_type: "local" | "mobile" | "toll_free";
             /** @description The address registered for the number (an `AD` sid); null when none. */
             address_sid: string | null;
             address_requirements: components["schemas"]["AddressRequirements"];
@@ -1925,7 +1915,7 @@ export interface components {
         AreaCode: string;
         /**
          * @description Only numbers whose digits contain this pattern; `*` matches any one digit
-         *     (e.g. `555**42`).
+         *     (e.g. `555**42`). Matched against the digits of the E.164 number, country code included.
          *
          * @example 555*1
          */
@@ -2529,7 +2519,7 @@ export interface operations {
                 area_code?: components["parameters"]["AreaCode"];
                 /**
                  * @description Only numbers whose digits contain this pattern; `*` matches any one digit
-                 *     (e.g. `555**42`).
+                 *     (e.g. `555**42`). Matched against the digits of the E.164 number, country code included.
                  *
                  * @example 555*1
                  */
@@ -2607,7 +2597,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     searchTollFreeNumbers: {
@@ -2620,7 +2609,7 @@ export interface operations {
                 area_code?: components["parameters"]["AreaCode"];
                 /**
                  * @description Only numbers whose digits contain this pattern; `*` matches any one digit
-                 *     (e.g. `555**42`).
+                 *     (e.g. `555**42`). Matched against the digits of the E.164 number, country code included.
                  *
                  * @example 555*1
                  */
@@ -2684,7 +2673,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listIncomingPhoneNumbers: {
@@ -2731,6 +2719,7 @@ export interface operations {
                      *             "mms": false
                      *           },
                      *           "iso_country": "DE",
+                     *           "number_type": "local",
                      *           "address_sid": "AD342fb05b52a5f2ccb642d371f87055f5",
                      *           "address_requirements": "local",
                      *           "date_created": "2025-06-03T14:05:00Z",
@@ -2752,6 +2741,7 @@ export interface operations {
                      *             "mms": true
                      *           },
                      *           "iso_country": "US",
+                     *           "number_type": "local",
                      *           "address_sid": null,
                      *           "address_requirements": "none",
                      *           "date_created": "2025-06-01T08:30:00Z",
@@ -2767,7 +2757,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     provisionPhoneNumber: {
@@ -2834,6 +2823,7 @@ export interface operations {
                      *         "mms": true
                      *       },
                      *       "iso_country": "US",
+                     *       "number_type": "local",
                      *       "address_sid": null,
                      *       "address_requirements": "none",
                      *       "date_created": "2025-06-01T08:30:00Z",
@@ -2869,7 +2859,6 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getIncomingPhoneNumber: {
@@ -2906,6 +2895,7 @@ export interface operations {
                      *         "mms": true
                      *       },
                      *       "iso_country": "US",
+                     *       "number_type": "local",
                      *       "address_sid": null,
                      *       "address_requirements": "none",
                      *       "date_created": "2025-06-01T08:30:00Z",
@@ -2919,7 +2909,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateIncomingPhoneNumber: {
@@ -2969,6 +2958,7 @@ export interface operations {
                      *         "mms": true
                      *       },
                      *       "iso_country": "US",
+                     *       "number_type": "local",
                      *       "address_sid": null,
                      *       "address_requirements": "none",
                      *       "date_created": "2025-06-01T08:30:00Z",
@@ -2985,7 +2975,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     releasePhoneNumber: {
@@ -3012,7 +3001,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listAddresses: {
@@ -3077,7 +3065,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     createAddress: {
@@ -3155,7 +3142,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getAddress: {
@@ -3199,7 +3185,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteAddress: {
@@ -3227,7 +3212,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     sendVerification: {

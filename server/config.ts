@@ -15,6 +15,8 @@ export interface Config {
   validateResponses: boolean;
   /** How often an idle job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
+  /** How long address verification takes: a fixed time, or business days (Monday to Friday, UTC). */
+  addressVerificationDelay: VerificationDelay;
   /** Server secret used to key hashes of short secrets (OTP codes). */
   secretKey: string | null;
   /** The network behind the API; only the built-in sandbox so far. */
@@ -124,6 +126,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     },
   },
   jobPollMs: { env: 'JOB_POLL_MS', description: 'Idle poll interval of the job worker (ms).', parse: integer('JOB_POLL_MS', 200, 5, 60_000) },
+  addressVerificationDelay: {
+    env: 'ADDRESS_VERIFICATION_DELAY',
+    description: 'Time until a submitted address is verified or rejected: 500ms, 5s, 10m, 2h, 1d, or 1bd (business days). Default 1bd with NODE_ENV=production, else 5s.',
+    parse: (raw, env) => verificationDelay(raw || (env.NODE_ENV === 'production' ? '1bd' : '5s')),
+  },
   secretKey: {
     env: 'SECRET_KEY',
     description: 'Server secret for keyed hashes; generated and kept in the database when unset.',

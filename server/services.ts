@@ -9,6 +9,8 @@ import { SandboxCarrier } from './carrier/sandbox.js';
 import { WebhookService } from './webhooks/service.js';
 import { MessageService } from './messages/service.js';
 import { LookupService } from './lookups/service.js';
+import { AddressService, VERIFY_ADDRESS_JOB } from './addresses/service.js';
+import { NumberService } from './numbers/service.js';
 
 export interface Services {
   config: Config;
@@ -19,6 +21,8 @@ export interface Services {
   webhooks: WebhookService;
   messages: MessageService;
   lookups: LookupService;
+  addresses: AddressService;
+  numbers: NumberService;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
   secretKey: string;
 }
@@ -27,7 +31,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const carrier = new SandboxCarrier(config, store.dialect);
   const webhooks = new WebhookService(store, config, logger);
   const messages = new MessageService(store, carrier, webhooks, logger);
-  return { config, store, logger, secretKey, carrier, webhooks, messages, accounts: new AccountService(store), lookups: new LookupService(store) };
+  const addresses = new AddressService(store, config.addressVerificationDelay);
+  const numbers = new NumberService(store, addresses.addresses);
+  return { config, store, logger, secretKey, carrier, webhooks, messages, accounts: new AccountService(store), lookups: new LookupService(store), addresses, numbers };
 }
 
 /** Background work by job kind; each feature adds its kinds here. */
@@ -36,5 +42,6 @@ export function jobHandlers(services: Services): Record<string, JobHandler> {
     ...services.carrier.jobHandlers(services.messages.pipeline),
     ...services.messages.pipeline.jobHandlers(),
     ...services.webhooks.jobHandlers(),
+    [VERIFY_ADDRESS_JOB]: (job, ctx) => services.addresses.verify(job, ctx),
   };
 }

@@ -8,6 +8,17 @@ import { deleteMessage } from './messages/deleteMessage.js';
 import { injectInboundMessage } from './sandbox/injectInboundMessage.js';
 import { lookupPhoneNumber } from './lookups/lookupPhoneNumber.js';
 import { lookupPhoneNumbersBatch } from './lookups/lookupPhoneNumbersBatch.js';
+import { searchLocalNumbers } from './numbers/searchLocalNumbers.js';
+import { searchTollFreeNumbers } from './numbers/searchTollFreeNumbers.js';
+import { provisionPhoneNumber } from './numbers/provisionPhoneNumber.js';
+import { listIncomingPhoneNumbers } from './numbers/listIncomingPhoneNumbers.js';
+import { getIncomingPhoneNumber } from './numbers/getIncomingPhoneNumber.js';
+import { updateIncomingPhoneNumber } from './numbers/updateIncomingPhoneNumber.js';
+import { releasePhoneNumber } from './numbers/releasePhoneNumber.js';
+import { createAddress } from './addresses/createAddress.js';
+import { listAddresses } from './addresses/listAddresses.js';
+import { getAddress } from './addresses/getAddress.js';
+import { deleteAddress } from './addresses/deleteAddress.js';
 
 // Operations that declare the Idempotency-Key header get the shared replay mechanism.
 export const handlers: HandlerTable = withIdempotency({
@@ -18,4 +29,15 @@ export const handlers: HandlerTable = withIdempotency({
   injectInboundMessage,
   lookupPhoneNumber,
   lookupPhoneNumbersBatch,
+  searchLocalNumbers,
+  searchTollFreeNumbers,
+  provisionPhoneNumber,
+  listIncomingPhoneNumbers,
+  getIncomingPhoneNumber,
+  updateIncomingPhoneNumber,
+  releasePhoneNumber,
+  createAddress,
+  listAddresses,
+  getAddress,
+  deleteAddress,
 });

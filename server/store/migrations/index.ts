@@ -3,6 +3,7 @@ import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../db.js';
 import * as core from './001_core.js';
 import * as numbers from './002_numbers.js';
+import * as numberLookups from './003_numbers_lookups.js';
 import * as messages from './004_messages.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
@@ -11,6 +12,7 @@ const MIGRATIONS: [string, Up][] = [
   ['001_core', core.up],
   ['002_numbers', numbers.up],
   ['004_messages', messages.up],
+  ['003_numbers_lookups', numberLookups.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,107 @@
+// Addresses that regulators require: submitted pending, verified (or rejected) by a durable job after the
+// configured delay, deletable only while no number uses them.
+import type { components } from '../../generated/openapi.js';
+import type { VerificationDelay } from '../config.js';
+import type { Store } from '../store/db.js';
+import type { AddressRow } from '../store/schema.js';
+import type { Job } from '../jobs/queue.js';
+import type { JobContext } from '../jobs/worker.js';
+import { enqueueJob } from '../jobs/queue.js';
+import { errors } from '../errors.js';
+import { newSid } from '../ids.js';
+import { nowIso } from '../clock.js';
+import type { Page, PageRequest } from '../http/pagination.js';
+import { isCountryCode } from '../numbers/countries.js';
+import { AddressStore, type Address } from './store.js';
+import { postalCodeProblem } from './postal-codes.js';
+import { verificationTime } from './verification.js';
+
+export type AddressRecord = components['schemas']['Address'];
+export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
+
+export const VERIFY_ADDRESS_JOB = 'address.verify';
+
+export class AddressService {
+  readonly addresses: AddressStore;
+
+  constructor(
+    private readonly store: Store,
+    private readonly delay: VerificationDelay,
+  ) {
+    this.addresses = new AddressStore(store.db);
+  }
+
+  /** Stores the address as pending and schedules its verification in the same transaction. */
+  async create(accountSid: string, input: CreateAddressInput): Promise<AddressRecord> {
+    const isoCountry = input.iso_country.toUpperCase();
+    if (!isCountryCode(isoCountry)) throw errors.invalidField('iso_country', 'is not an ISO 3166-1 alpha-2 country code');
+    const text = (field: 'customer_name' | 'street' | 'city' | 'region' | 'postal_code') => {
+      const value = input[field].trim();
+      if (!value) throw errors.invalidField(field, 'must not be blank');
+      return value;
+    };
+    const now = nowIso();
+    const row: AddressRow = {
+      sid: newSid('address'),
+      account_sid: accountSid,
+      friendly_name: input.friendly_name ?? null,
+      customer_name: text('customer_name'),
+      street: text('street'),
+      city: text('city'),
+      region: text('region'),
+      postal_code: text('postal_code'),
+      iso_country: isoCountry,
+      status: 'pending',
+      rejection_reason: null,
+      date_created: now,
+      date_updated: now,
+    };
+    await this.store.transaction(async (tx) => {
+      await this.addresses.insert(tx, row);
+      await enqueueJob(tx, VERIFY_ADDRESS_JOB, { sid: row.sid }, { runAt: verificationTime(this.delay, new Date(now)) });
+    });
+    return row;
+  }
+
+  async get(accountSid: string, sid: string): Promise<AddressRecord> {
+    const row = await this.addresses.find(accountSid, sid);
+    if (!row) throw errors.notFound(`No address ${sid} in your account.`);
+    return row;
+  }
+
+  list(accountSid: string, page: PageRequest): Promise<Page<Address>> {
+    return this.addresses.list(accountSid, page);
+  }
+
+  async delete(accountSid: string, sid: string): Promise<void> {
+    const inUse = () => errors.conflict('address_in_use', `A number of your account uses address ${sid}: release the number, or give it another AddressSid, first.`);
+    try {
+      await this.store.transaction(async (tx) => {
+        if (!(await this.addresses.find(accountSid, sid, tx.db))) throw errors.notFound(`No address ${sid} in your account.`);
+        if (await this.addresses.inUse(tx.db, sid)) throw inUse();
+        await this.addresses.delete(tx.db, accountSid, sid);
+      });
+    } catch (err) {
+      // A number provisioned with the address between the check and the delete: the foreign key refuses it.
+      if (isForeignKeyViolation(err)) throw inUse();
+      throw err;
+    }
+  }
+
+  /** The verification job: checks the postal code against the country's format and settles the address. */
+  async verify(job: Job<{ sid: string }>, ctx: JobContext): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const row = await tx.db.selectFrom('addresses').selectAll().where('sid', '=', job.payload.sid).executeTakeFirst();
+      if (row?.status === 'pending') {
+        const problem = postalCodeProblem(row.iso_country, row.postal_code);
+        await this.addresses.settle(tx.db, row.sid, { status: problem ? 'rejected' : 'verified', rejection_reason: problem }, nowIso());
+      }
+      await ctx.finishIn(tx);
+    });
+  }
+}
+
+function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}

@@ -1,0 +1,44 @@
+// Which address a number gets, under its country's requirements: none, a verified address of the account
+// anywhere ("any"), or one in the number's country ("local"). A refusal names the remedy.
+import { errors } from '../errors.js';
+import type { AddressStore } from '../addresses/store.js';
+import type { AddressRequirement } from './countries.js';
+
+export interface Requirement {
+  isoCountry: string;
+  addressRequirements: AddressRequirement;
+}
+
+function remedy(need: Requirement): string {
+  const where = need.addressRequirements === 'local' ? `in ${need.isoCountry}` : '(in any country)';
+  return (
+    `Numbers in ${need.isoCountry} require a verified address of your account ${where}. ` +
+    'Submit an address in the dashboard (Settings > Addresses) or with POST /v1/addresses; it is verified, ' +
+    `typically within 1 business day, and then provisioning in ${need.isoCountry} succeeds. Pass its sid as AddressSid.`
+  );
+}
+
+/**
+ * The address sid to record for the number. `addressSid`, when given, must be the account's; when the
+ * country has requirements it must also meet them. Without one, the account's oldest verified address
+ * that meets them is used.
+ */
+export async function addressFor(addresses: AddressStore, accountSid: string, need: Requirement, addressSid: string | undefined): Promise<string | null> {
+  if (addressSid) {
+    const address = await addresses.find(accountSid, addressSid);
+    if (!address) throw errors.unprocessable('address_not_found', `AddressSid ${addressSid} is not an address of your account.`);
+    if (need.addressRequirements === 'none') return address.sid;
+    if (address.status !== 'verified') {
+      const state = address.status === 'pending' ? 'is still pending verification' : `was rejected (${address.rejection_reason})`;
+      throw errors.unprocessable('regulatory_requirements', `Address ${address.sid} ${state}. ${remedy(need)}`);
+    }
+    if (need.addressRequirements === 'local' && address.iso_country !== need.isoCountry) {
+      throw errors.unprocessable('regulatory_requirements', `Address ${address.sid} is in ${address.iso_country}. ${remedy(need)}`);
+    }
+    return address.sid;
+  }
+  if (need.addressRequirements === 'none') return null;
+  const found = await addresses.firstVerified(accountSid, need.addressRequirements === 'local' ? need.isoCountry : null);
+  if (!found) throw errors.unprocessable('regulatory_requirements', remedy(need));
+  return found.sid;
+}

@@ -1,0 +1,152 @@
+// Phone numbers: search the inventory, provision (with the country's address rules), configure, list, release.
+import type { components } from '../../generated/openapi.js';
+import type { Store } from '../store/db.js';
+import type { IncomingNumberRow } from '../store/schema.js';
+import type { AddressStore } from '../addresses/store.js';
+import { errors } from '../errors.js';
+import { newSid } from '../ids.js';
+import { nowIso } from '../clock.js';
+import type { Page, PageRequest } from '../http/pagination.js';
+import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
+import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
+import { addressFor } from './regulatory.js';
+import { NumberStore, type IncomingNumber, type NumberListFilters } from './store.js';
+
+export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
+export type ProvisionInput = components['schemas']['ProvisionPhoneNumberRequest'];
+export type UpdateInput = components['schemas']['UpdateIncomingPhoneNumberRequest'];
+
+export class NumberService {
+  readonly numbers: NumberStore;
+
+  constructor(
+    store: Store,
+    private readonly addresses: AddressStore,
+  ) {
+    this.numbers = new NumberStore(store.db);
+  }
+
+  /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per batch). */
+  async search(country: string, type: SearchType, filters: SearchFilters, pageSize: number): Promise<AvailableNumber[]> {
+    const iso = country.toUpperCase();
+    if (!isCountryCode(iso)) throw errors.invalidField('country', 'is not an ISO 3166-1 alpha-2 country code');
+    if (!COUNTRIES.has(iso)) throw errors.notFound(`The inventory does not cover ${iso}; it covers ${SUPPORTED_COUNTRIES.join(', ')}.`);
+    const draws = (await drawNumbers(iso, type, filters))[Symbol.iterator]();
+    const found: AvailableNumber[] = [];
+    for (let exhausted = false; !exhausted && found.length < pageSize; ) {
+      const batch: AvailableNumber[] = [];
+      // A quarter more than needed, so a few held numbers rarely cost a second query.
+      const want = Math.ceil((pageSize - found.length) * 1.25) + 5;
+      for (let next = draws.next(); ; next = draws.next()) {
+        if (next.done) {
+          exhausted = true;
+          break;
+        }
+        batch.push(next.value);
+        if (batch.length >= want) break;
+      }
+      const held = await this.numbers.heldAmong(batch.map((n) => n.phone_number));
+      for (const n of batch) if (!held.has(n.phone_number) && found.length < pageSize) found.push(n);
+    }
+    return found;
+  }
+
+  async provision(accountSid: string, input: ProvisionInput): Promise<IncomingPhoneNumber> {
+    const number = await describeNumber(input.PhoneNumber);
+    const unavailable = () => errors.conflict('number_unavailable', `${input.PhoneNumber} is not available: it is held by an account, or not offered by the inventory. Search for available numbers first.`);
+    if (!number) throw unavailable();
+    if ((await this.numbers.heldAmong([number.phone_number])).size > 0) throw unavailable();
+    const addressSid = await addressFor(this.addresses, accountSid, { isoCountry: number.iso_country, addressRequirements: number.address_requirements }, input.AddressSid);
+    const now = nowIso();
+    const row: IncomingNumberRow = {
+      sid: newSid('incomingNumber'),
+      account_sid: accountSid,
+      phone_number: number.phone_number,
+      friendly_name: input.FriendlyName ?? number.friendly_name,
+      sms_url: input.SmsUrl ?? null,
+      sms_method: input.SmsMethod ?? 'POST',
+      voice_url: input.VoiceUrl ?? null,
+      voice_method: input.VoiceMethod ?? 'POST',
+      status_callback: input.StatusCallback ?? null,
+      capabilities: JSON.stringify(number.capabilities),
+      iso_country: number.iso_country,
+      number_type: number.number_type,
+      address_sid: addressSid,
+      address_requirements: number.address_requirements,
+      date_created: now,
+      date_updated: now,
+    };
+    // The unique index decides a race between two requests for the number: the loser gets the 409.
+    if (!(await this.numbers.insert(row))) throw unavailable();
+    return toRecord(row);
+  }
+
+  async get(accountSid: string, sid: string): Promise<IncomingPhoneNumber> {
+    return toRecord(await this.owned(accountSid, sid));
+  }
+
+  async list(accountSid: string, filters: NumberListFilters, page: PageRequest): Promise<Page<IncomingPhoneNumber>> {
+    const result = await this.numbers.list(accountSid, filters, page);
+    return { data: result.data.map(toRecord), next_page_token: result.next_page_token };
+  }
+
+  async update(accountSid: string, sid: string, input: UpdateInput): Promise<IncomingPhoneNumber> {
+    const current = await this.owned(accountSid, sid);
+    const url = (value: string | undefined) => (value === undefined ? undefined : value === '' ? null : value);
+    const changes: Partial<IncomingNumberRow> = {
+      friendly_name: input.FriendlyName,
+      sms_url: url(input.SmsUrl),
+      sms_method: input.SmsMethod,
+      voice_url: url(input.VoiceUrl),
+      voice_method: input.VoiceMethod,
+      status_callback: url(input.StatusCallback),
+    };
+    if (input.AddressSid !== undefined) {
+      changes.address_sid = await addressFor(
+        this.addresses,
+        accountSid,
+        { isoCountry: current.iso_country, addressRequirements: current.address_requirements },
+        input.AddressSid,
+      );
+    }
+    const updated = await this.numbers.update(accountSid, sid, { ...changes, date_updated: nowIso() });
+    if (!updated) throw notFound(sid);
+    return toRecord(updated);
+  }
+
+  /** Immediate and irreversible: the row goes, so the number is back in the inventory for anyone. */
+  async release(accountSid: string, sid: string): Promise<void> {
+    if (!(await this.numbers.delete(accountSid, sid))) throw notFound(sid);
+  }
+
+  private async owned(accountSid: string, sid: string): Promise<IncomingNumber> {
+    const row = await this.numbers.find(accountSid, sid);
+    if (!row) throw notFound(sid);
+    return row;
+  }
+}
+
+function notFound(sid: string) {
+  return errors.notFound(`No incoming phone number ${sid} in your account.`);
+}
+
+function toRecord(row: IncomingNumber): IncomingPhoneNumber {
+  return {
+    sid: row.sid,
+    account_sid: row.account_sid,
+    phone_number: row.phone_number,
+    friendly_name: row.friendly_name,
+    sms_url: row.sms_url,
+    sms_method: row.sms_method,
+    voice_url: row.voice_url,
+    voice_method: row.voice_method,
+    status_callback: row.status_callback,
+    capabilities: JSON.parse(row.capabilities),
+    iso_country: row.iso_country,
+    number_type: row.number_type,
+    address_sid: row.address_sid,
+    address_requirements: row.address_requirements,
+    date_created: row.date_created,
+    date_updated: row.date_updated,
+  };
+}

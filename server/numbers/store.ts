@@ -1,0 +1,65 @@
+// SQL for incoming (provisioned) numbers. The unique index on phone_number decides who holds a number.
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../store/db.js';
+import type { IncomingNumberRow } from '../store/schema.js';
+import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+
+export type IncomingNumber = Selectable<IncomingNumberRow>;
+
+export interface NumberListFilters {
+  /** Digits contained in the number; with a leading `+`, the number starts with them. */
+  phone_number?: string;
+  friendly_name?: string;
+}
+
+export class NumberStore {
+  constructor(private readonly db: Db) {}
+
+  /** Which of these E.164 numbers some account holds. */
+  async heldAmong(phoneNumbers: string[]): Promise<Set<string>> {
+    if (phoneNumbers.length === 0) return new Set();
+    const rows = await this.db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers).execute();
+    return new Set(rows.map((r) => r.phone_number));
+  }
+
+  /** Inserts the row; false when another account (or this one) already holds the number. */
+  async insert(row: IncomingNumberRow): Promise<boolean> {
+    try {
+      await this.db.insertInto('incoming_numbers').values(row).execute();
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  find(accountSid: string, sid: string): Promise<IncomingNumber | undefined> {
+    return this.db.selectFrom('incoming_numbers').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+  }
+
+  list(accountSid: string, filters: NumberListFilters, page: PageRequest): Promise<Page<IncomingNumber>> {
+    let q = this.db.selectFrom('incoming_numbers').selectAll().where('account_sid', '=', accountSid);
+    if (filters.phone_number) {
+      const anchored = filters.phone_number.startsWith('+');
+      q = q.where('phone_number', 'like', anchored ? `${filters.phone_number}%` : `%${filters.phone_number}%`);
+    }
+    if (filters.friendly_name !== undefined) q = q.where('friendly_name', '=', filters.friendly_name);
+    return paginate(q, page);
+  }
+
+  async update(accountSid: string, sid: string, changes: Updateable<IncomingNumberRow>): Promise<IncomingNumber | undefined> {
+    await this.db.updateTable('incoming_numbers').set(changes).where('sid', '=', sid).where('account_sid', '=', accountSid).execute();
+    return this.find(accountSid, sid);
+  }
+
+  async delete(accountSid: string, sid: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('incoming_numbers').where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+}
+
+/** A duplicate key on either engine (SQLite's constraint code, PostgreSQL's 23505). */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}

@@ -1,0 +1,7 @@
+// POST /v1/addresses: submit an address; it is verified (or rejected) later by a job.
+import type { Handler } from '../../http/operation.js';
+
+export const createAddress: Handler<'createAddress'> = async ({ account, body, services }) => ({
+  status: 201,
+  body: await services.addresses.create(account.sid, body),
+});

@@ -1,0 +1,69 @@
+// Shared steps of the phone-number and address tests: find an available number, get a verified address, wait.
+import { expect } from 'vitest';
+import type { TelephonyClient, components } from '../../client/index.js';
+
+export type AvailablePhoneNumber = components['schemas']['AvailablePhoneNumber'];
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 20; ; wait = Math.min(wait * 2, 250)) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+type SearchQuery = { area_code?: string; contains?: string; sms_enabled?: boolean; mms_enabled?: boolean; in_region?: string; in_locality?: string; page_size?: number };
+
+export async function searchLocal(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
+  const { data, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country }, query } });
+  expect(response.status).toBe(200);
+  return data!.data;
+}
+
+export async function searchTollFree(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
+  const { data, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', { params: { path: { country }, query } });
+  expect(response.status).toBe(200);
+  return data!.data;
+}
+
+/** An available number; a `contains` of random digits keeps parallel tests from reaching for the same one. */
+export async function availableNumber(client: TelephonyClient, country = 'US', query: SearchQuery = {}): Promise<string> {
+  const found = await searchLocal(client, country, { contains: String(Math.floor(Math.random() * 1e4)).padStart(4, '0'), ...query, page_size: 5 });
+  expect(found.length).toBeGreaterThan(0);
+  return found[Math.floor(Math.random() * found.length)].phone_number;
+}
+
+const ADDRESSES: Record<string, { city: string; region: string; postal_code: string }> = {
+  DE: { city: 'Berlin', region: 'Berlin', postal_code: '10117' },
+  FR: { city: 'Paris', region: 'Île-de-France', postal_code: '75002' },
+  AU: { city: 'Sydney', region: 'NSW', postal_code: '2000' },
+  IT: { city: 'Roma', region: 'Lazio', postal_code: '00184' },
+  US: { city: 'San Francisco', region: 'CA', postal_code: '94105' },
+};
+
+export async function submitAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
+  const { data, response } = await client.POST('/v1/addresses', {
+    body: { customer_name: 'Example Ltd', street: '1 Main Street', ...ADDRESSES[iso_country], iso_country, ...overrides },
+  });
+  expect(response.status).toBe(201);
+  return data!;
+}
+
+/** Submits an address and waits for the verification job to settle it (the server runs with a short delay). */
+export async function settledAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
+  const created = await submitAddress(client, iso_country, overrides);
+  return eventually(
+    async () => {
+      const { data } = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } });
+      return data && data.status !== 'pending' ? data : undefined;
+    },
+    15_000,
+    `address ${created.sid} to be verified`,
+  );
+}
+
+/** Test servers verify addresses after this delay (the production default is a business day). */
+export const FAST_VERIFICATION = { ADDRESS_VERIFICATION_DELAY: '150ms' };
