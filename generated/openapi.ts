@@ -423,17 +423,27 @@ export interface paths {
          *       must contain `{code}` (else `400 invalid_request`).
          *     - Sending again to the same number while a verification is pending re-sends the same code
          *       on the requested channel: the answer is that verification (same sid), with one more
-         *       entry in `send_code_attempts`.
-         *     - More than 5 sends to one number within 10 minutes answers
-         *       `429 max_send_attempts_reached`.
+         *       entry in `send_code_attempts` (201 again). Its `valid_for`, `code_length`, `locale`
+         *       and expiry stay those of the first send.
+         *     - More than 5 sends (first sends and re-sends) from your account to one number within
+         *       10 minutes answers `429 max_send_attempts_reached`, with `Retry-After`.
+         *     - Your account may send at most `VERIFY_MAX_SENDS_PER_HOUR` codes per hour (a server
+         *       setting, default 1000); beyond it `429 rate_limited`, with `Retry-After`.
          *     - `422 destination_blocked` when the number cannot get codes: not a valid number, or
-         *       refused by fraud protection (premium-rate or shared-cost numbers, spam score 80 or more).
-         *     - If the code cannot be delivered, the verification ends `failed`.
+         *       refused by fraud protection (premium-rate or shared-cost numbers, spam score 80 or more
+         *       as GET /v1/lookups/phone-numbers/{number} computes it).
+         *     - If the code cannot be delivered (in the sandbox: the failing magic numbers of the
+         *       Messages and Calls tags), the verification ends `failed`.
+         *
+         *     **How the code is kept.** The code is random (a CSPRNG), stored only as an HMAC-SHA256
+         *     keyed with the server secret (`SECRET_KEY`), and compared in constant time. So that a
+         *     re-send can repeat the same code, a pending verification also keeps it sealed with
+         *     AES-256-GCM under a key derived from the same secret; the sealed copy is erased in the
+         *     change that ends the verification. The code never appears in a response, a log line or
+         *     a webhook, and verification texts are not written to your account's message log.
          *
          *     Supports `Idempotency-Key`. In the sandbox, read the delivered code with
          *     GET /v1/sandbox/verification-codes/{to}.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["sendVerification"];
@@ -460,14 +470,16 @@ export interface paths {
          *
          *     - Right code: 200 with `status` `approved` and `valid` true.
          *     - Wrong code: 200 with `status` still `pending` and `valid` false. The 5th wrong code
-         *       ends it: 200 with `status` `max_attempts_reached`; any later check answers
-         *       `429 max_check_attempts_reached`.
+         *       ends it: 200 with `status` `max_attempts_reached`; any later check of it (by `to` or
+         *       by `verification_sid`) answers `429 max_check_attempts_reached`.
+         *     - A pending verification whose `valid_for` has passed is `expired` from then on, whether
+         *       or not the expiry job has run yet.
          *     - `404 not_found` when there is no such verification, or (with `to`) the most recent one
-         *       is no longer pending.
+         *       has ended otherwise (`approved`, `canceled`, `expired`, `failed`).
          *     - `409 verification_not_pending` when the verification named by `verification_sid` has
          *       already ended (`approved`, `canceled`, `expired`, `failed`).
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
+         *     - Approval happens once: of two concurrent checks with the right code, one answers
+         *       `approved` and the other `409 verification_not_pending` (or 404 with `to`).
          *
          */
         post: operations["checkVerification"];
@@ -492,8 +504,6 @@ export interface paths {
          * @description Fetches a verification with its current status; finished ones stay fetchable with their
          *     final status. The code itself is never returned.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getVerification"];
         put?: never;
@@ -501,8 +511,6 @@ export interface paths {
          * Cancel a verification
          * @description Cancels a pending verification (`status: canceled`, the only change allowed): its code
          *     stops working at once. `409 verification_not_pending` when it has already ended.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["updateVerification"];
@@ -747,14 +755,44 @@ export interface paths {
          * Read the last OTP code sent to a number
          * @description Returns the code of the most recent verification message the sandbox carrier delivered
          *     to `{to}` for your account, on any channel, so tests can complete a verification.
-         *     `404 not_found` when none was delivered, or when the sandbox carrier is not active.
+         *     `404 not_found` when none was delivered (a failing magic number gets nothing), or when
+         *     the sandbox carrier is not active.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
+         *     This reads the sandbox network's own record of what it delivered to the simulated
+         *     handset (the latest code per number and account). That record exists only with the
+         *     sandbox carrier and is the one place a delivered code is kept in clear; verifications
+         *     themselves keep only a keyed hash.
          *
          */
         get: operations["getSandboxVerificationCode"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch your account
+         * @description The account the API key belongs to, with its settings. Secrets are never shown.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        /**
+         * Update your account's settings
+         * @description Changes the settings given; the others stay as they are. `verify_callback_url` receives
+         *     the `verification.*` webhooks (see the Verify tag); an empty string clears it.
+         *
+         */
+        post: operations["updateAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -887,6 +925,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Your account and its settings. */
+        Account: {
+            sid: components["schemas"]["AccountSid"];
+            name: string;
+            /** @description Receives the `verification.*` webhooks; null when not set. */
+            verify_callback_url: string | null;
+            /** Format: date-time */
+            date_created: string;
+            /** Format: date-time */
+            date_updated: string;
+        };
         /**
          * @description Identifier of an account.
          * @example AC0b8f086a69db9265f219ddf4efdce889
@@ -1507,6 +1556,8 @@ export interface components {
         SandboxVerificationCode: {
             to: components["schemas"]["PhoneNumberE164"];
             code: string;
+            /** @description What the handset showed (sms, whatsapp) or the call spoke (voice, digit by digit). */
+            text: string;
             verification_sid: components["schemas"]["VerificationSid"];
             channel: components["schemas"]["VerificationChannel"];
             /** Format: date-time */
@@ -1568,6 +1619,10 @@ export interface components {
             weight: number;
             /** @description The signal in words. */
             description: string;
+        };
+        UpdateAccountRequest: {
+            /** @description Where `verification.*` webhooks go; an empty string clears it. */
+            verify_callback_url?: components["schemas"]["HttpUrlOrEmpty"];
         };
         /** @description Either `status`, or new instructions (`url` with optional `method`, or `twiml`). */
         UpdateCallRequest: {
@@ -1819,7 +1874,8 @@ export interface components {
             };
         };
         /** @description Too many requests or attempts. Codes:
-         *     - `rate_limited`: your account sent requests faster than its rate limit;
+         *     - `rate_limited`: your account sent requests faster than its rate limit, or reached its
+         *       hourly cap of verification sends;
          *     - `max_send_attempts_reached`: more than 5 codes were sent to this number within 10 minutes;
          *     - `max_check_attempts_reached`: the verification ended after 5 wrong codes; send a new one.
          *      */
@@ -3294,7 +3350,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     checkVerification: {
@@ -3359,7 +3414,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getVerification: {
@@ -3415,7 +3469,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateVerification: {
@@ -3481,7 +3534,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     lookupPhoneNumber: {
@@ -4074,6 +4126,7 @@ export interface operations {
                     /** @example {
                      *       "to": "+14155550123",
                      *       "code": "482913",
+                     *       "text": "Your verification code is 482913. Do not share it with anyone.",
                      *       "verification_sid": "VEd371ed150a69bf647da40a7561d68765",
                      *       "channel": "sms",
                      *       "date_sent": "2025-06-02T12:00:00Z"
@@ -4086,7 +4139,80 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "sid": "AC0b8f086a69db9265f219ddf4efdce889",
+                     *       "name": "Acme",
+                     *       "verify_callback_url": "https://app.example.com/webhooks/verify",
+                     *       "date_created": "2025-06-01T09:00:00Z",
+                     *       "date_updated": "2025-06-02T12:00:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "verify_callback_url": "https://app.example.com/webhooks/verify"
+                 *     } */
+                "application/json": components["schemas"]["UpdateAccountRequest"];
+                /** @example {
+                 *       "verify_callback_url": "https://app.example.com/webhooks/verify"
+                 *     } */
+                "application/x-www-form-urlencoded": components["schemas"]["UpdateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description Your account with its new settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "sid": "AC0b8f086a69db9265f219ddf4efdce889",
+                     *       "name": "Acme",
+                     *       "verify_callback_url": "https://app.example.com/webhooks/verify",
+                     *       "date_created": "2025-06-01T09:00:00Z",
+                     *       "date_updated": "2025-06-02T12:00:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiJson: {

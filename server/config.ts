@@ -41,6 +41,8 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Webhooks: allow URLs that resolve to private, loopback or link-local addresses. */
   webhookAllowPrivate: boolean;
+  /** Verifications: codes one account may send per hour (fraud guard against SMS pumping). */
+  verifyMaxSendsPerHour: number;
 }
 
 interface Setting<K extends keyof Config> {
@@ -186,6 +188,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     env: 'WEBHOOK_ALLOW_PRIVATE',
     description: 'true/false: allow webhook URLs resolving to private or loopback addresses; defaults to true with the sandbox carrier.',
     parse: bool('WEBHOOK_ALLOW_PRIVATE', (all) => (all.CARRIER ?? 'sandbox') === 'sandbox' || all.CARRIER === ''),
+  },
+  verifyMaxSendsPerHour: {
+    env: 'VERIFY_MAX_SENDS_PER_HOUR',
+    description: 'Verification codes one account may send per hour (first sends and re-sends); beyond it 429 rate_limited.',
+    parse: integer('VERIFY_MAX_SENDS_PER_HOUR', 1000, 1, 10_000_000),
   },
 };
 

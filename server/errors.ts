@@ -41,6 +41,8 @@ export const errors = {
   unprocessable: (code: string, detail: string) => new ApiError(422, code, 'Unprocessable request', detail),
   tooManyRequests: (code: string, detail: string, retryAfterSeconds: number) =>
     new ApiError(429, code, 'Too many requests', detail, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) }),
+  /** A 429 where waiting does not help (no Retry-After), e.g. a verification ended by too many wrong codes. */
+  attemptsExhausted: (code: string, detail: string) => new ApiError(429, code, 'Too many attempts', detail),
   internal: () => new ApiError(500, 'internal_error', 'Internal server error', 'An unexpected error occurred; it has been logged.'),
   notImplemented: (operationId: string) =>
     new ApiError(501, 'not_implemented', 'Not implemented', `${operationId} is not implemented yet in this build.`),

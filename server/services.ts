@@ -11,6 +11,8 @@ import { MessageService } from './messages/service.js';
 import { LookupService } from './lookups/service.js';
 import { AddressService, VERIFY_ADDRESS_JOB } from './addresses/service.js';
 import { NumberService } from './numbers/service.js';
+import { VerificationService } from './verify/service.js';
+import { AccountSettingsService } from './accounts/settings.js';
 
 export interface Services {
   config: Config;
@@ -23,6 +25,8 @@ export interface Services {
   lookups: LookupService;
   addresses: AddressService;
   numbers: NumberService;
+  verify: VerificationService;
+  accountSettings: AccountSettingsService;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
   secretKey: string;
 }
@@ -33,7 +37,23 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const messages = new MessageService(store, carrier, webhooks, logger);
   const addresses = new AddressService(store, config.addressVerificationDelay);
   const numbers = new NumberService(store, addresses.addresses);
-  return { config, store, logger, secretKey, carrier, webhooks, messages, accounts: new AccountService(store), lookups: new LookupService(store), addresses, numbers };
+  const lookups = new LookupService(store);
+  const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
+  return {
+    config,
+    store,
+    logger,
+    secretKey,
+    carrier,
+    webhooks,
+    messages,
+    accounts: new AccountService(store),
+    lookups,
+    addresses,
+    numbers,
+    verify,
+    accountSettings: new AccountSettingsService(store),
+  };
 }
 
 /** Background work by job kind; each feature adds its kinds here. */
@@ -43,5 +63,7 @@ export function jobHandlers(services: Services): Record<string, JobHandler> {
     ...services.messages.pipeline.jobHandlers(),
     ...services.webhooks.jobHandlers(),
     [VERIFY_ADDRESS_JOB]: (job, ctx) => services.addresses.verify(job, ctx),
+    ...services.carrier.otp.otpJobHandlers(services.verify),
+    ...services.verify.jobHandlers(),
   };
 }

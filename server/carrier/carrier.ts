@@ -3,6 +3,7 @@
 // does later through a `CarrierReports` sink that the domain provides (so the carrier never calls up into it).
 import type { Tx } from '../store/db.js';
 import type { JobHandler } from '../jobs/worker.js';
+import type { OtpCarrier } from './otp.js';
 
 /** How a message travels. `whatsapp` is reserved for verification codes. */
 export type CarrierChannel = 'sms' | 'mms' | 'rcs' | 'whatsapp';
@@ -65,4 +66,6 @@ export interface Carrier {
   submitMessage(tx: Tx, message: OutboundMessage): Promise<void>;
   /** The carrier's own background work, reporting into `reports`. */
   jobHandlers(reports: CarrierReports): Record<string, JobHandler>;
+  /** Verification codes by sms, voice call or WhatsApp (see otp.ts). */
+  readonly otp: OtpCarrier;
 }

@@ -8,6 +8,7 @@ import type { JobHandler } from '../jobs/worker.js';
 import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
+import { SandboxOtp } from './sandbox-otp.js';
 
 export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
 
@@ -30,11 +31,14 @@ interface StepJob {
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
   readonly isSandbox = true;
+  readonly otp: SandboxOtp;
 
   constructor(
     private readonly config: SandboxConfig,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.otp = new SandboxOtp(config);
+  }
 
   async destinationCapabilities(to: string): Promise<DestinationCapabilities> {
     return { rcs: isRcsCapable(to) };

@@ -19,6 +19,13 @@ import { createAddress } from './addresses/createAddress.js';
 import { listAddresses } from './addresses/listAddresses.js';
 import { getAddress } from './addresses/getAddress.js';
 import { deleteAddress } from './addresses/deleteAddress.js';
+import { sendVerification } from './verify/sendVerification.js';
+import { checkVerification } from './verify/checkVerification.js';
+import { getVerification } from './verify/getVerification.js';
+import { updateVerification } from './verify/updateVerification.js';
+import { getSandboxVerificationCode } from './sandbox/getSandboxVerificationCode.js';
+import { getAccount } from './account/getAccount.js';
+import { updateAccount } from './account/updateAccount.js';
 
 // Operations that declare the Idempotency-Key header get the shared replay mechanism.
 export const handlers: HandlerTable = withIdempotency({
@@ -40,4 +47,11 @@ export const handlers: HandlerTable = withIdempotency({
   listAddresses,
   getAddress,
   deleteAddress,
+  sendVerification,
+  checkVerification,
+  getVerification,
+  updateVerification,
+  getSandboxVerificationCode,
+  getAccount,
+  updateAccount,
 });

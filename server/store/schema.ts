@@ -148,6 +148,58 @@ export interface CarrierSendSlotRow {
   next_at: string;
 }
 
+export type VerificationStatus = 'pending' | 'approved' | 'canceled' | 'expired' | 'max_attempts_reached' | 'failed';
+export type VerificationChannel = 'sms' | 'voice' | 'whatsapp';
+
+export interface VerificationRow {
+  sid: string;
+  account_sid: string;
+  to_number: string;
+  channel: VerificationChannel;
+  status: VerificationStatus;
+  locale: string;
+  /** The caller's template with its {code} placeholder (never a code), or null for the locale's own. */
+  custom_message: string | null;
+  code_length: number;
+  /** HMAC-SHA256 of sid and code keyed with the server secret (base64). */
+  code_hash: string;
+  /** AES-256-GCM sealed code, kept only while pending so a re-send repeats it; null once ended. */
+  code_sealed: string | null;
+  check_attempts: number;
+  valid_for: number;
+  line_type: string | null;
+  carrier_name: string | null;
+  date_expires: string;
+  date_created: string;
+  date_updated: string;
+}
+
+export interface VerificationSendRow {
+  id: Generated<number>;
+  account_sid: string;
+  verification_sid: string;
+  to_number: string;
+  channel: VerificationChannel;
+  date_sent: string;
+}
+
+export interface AccountSettingsRow {
+  account_sid: string;
+  verify_callback_url: string | null;
+  date_updated: string;
+}
+
+/** Sandbox carrier only: the last code its simulated handset at `to_number` received, per account. */
+export interface SandboxOtpDeliveryRow {
+  account_sid: string;
+  to_number: string;
+  verification_sid: string;
+  channel: VerificationChannel;
+  code: string;
+  text: string;
+  date_sent: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -160,4 +212,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptRow;
   idempotency_keys: IdempotencyKeyRow;
   carrier_send_slots: CarrierSendSlotRow;
+  verifications: VerificationRow;
+  verification_sends: VerificationSendRow;
+  account_settings: AccountSettingsRow;
+  sandbox_otp_deliveries: SandboxOtpDeliveryRow;
 }

@@ -1,0 +1,77 @@
+// The sandbox network's handling of verification codes. A code to a destination the simulated network reaches is
+// "received" by the simulated handset at once: the sandbox keeps the last one per account and number (the only
+// place a delivered code exists in clear, and only with the sandbox carrier) for GET
+// /v1/sandbox/verification-codes/{to}. A code to a failing magic number comes back as a failure report after the
+// configured delay, through a durable job whose payload holds no code.
+import type { Config } from '../config.js';
+import type { Db, Tx } from '../store/db.js';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobHandler } from '../jobs/worker.js';
+import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
+import { outcomeFor } from './sandbox-numbers.js';
+
+export const SANDBOX_OTP_JOB = 'sandbox.otp';
+
+/** The Calls tag's magic numbers that never answer, so a spoken code cannot get through. */
+export const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
+  '+15005550006': { errorCode: 'busy', errorMessage: 'The line was busy.' },
+  '+15005550007': { errorCode: 'no_answer', errorMessage: 'Nobody answered the call.' },
+};
+
+type SandboxOtpConfig = Pick<Config, 'sandboxSentDelayMs' | 'sandboxDeliveryDelayMs'>;
+
+type Failure = Omit<OtpReport, 'verificationSid' | 'channel' | 'status'> & { afterMs: number };
+
+export class SandboxOtp implements OtpCarrier {
+  constructor(private readonly config: SandboxOtpConfig) {}
+
+  async submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void> {
+    const failure = this.failureFor(delivery.to, delivery.channel);
+    if (failure) {
+      const report: OtpReport = { verificationSid: delivery.verificationSid, channel: delivery.channel, status: 'failed', errorCode: failure.errorCode, errorMessage: failure.errorMessage };
+      await enqueueJob(tx, SANDBOX_OTP_JOB, report, { runAt: new Date(Date.now() + failure.afterMs) });
+      return;
+    }
+    const row = {
+      account_sid: delivery.accountSid,
+      to_number: delivery.to,
+      verification_sid: delivery.verificationSid,
+      channel: delivery.channel,
+      code: delivery.code,
+      text: delivery.text,
+      date_sent: new Date().toISOString(),
+    };
+    await tx.db
+      .insertInto('sandbox_otp_deliveries')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['account_sid', 'to_number']).doUpdateSet({ verification_sid: row.verification_sid, channel: row.channel, code: row.code, text: row.text, date_sent: row.date_sent }),
+      )
+      .execute();
+  }
+
+  private failureFor(to: string, channel: OtpChannel): Failure | null {
+    const c = this.config;
+    if (channel === 'voice' && UNANSWERED_CALL_NUMBERS[to]) return { ...UNANSWERED_CALL_NUMBERS[to], afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
+    const outcome = outcomeFor(to);
+    if (outcome.kind === 'failed') return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs };
+    if (outcome.kind === 'undelivered') return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
+    return null;
+  }
+
+  otpJobHandlers(reports: OtpReports): Record<string, JobHandler> {
+    return {
+      [SANDBOX_OTP_JOB]: async (job, ctx) => {
+        await ctx.store.transaction(async (tx) => {
+          await reports.otpStatus(tx, job.payload as OtpReport);
+          await ctx.finishIn(tx);
+        });
+      },
+    };
+  }
+
+  async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
+    const row = await db.selectFrom('sandbox_otp_deliveries').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).executeTakeFirst();
+    return row && { to: row.to_number, code: row.code, text: row.text, verificationSid: row.verification_sid, channel: row.channel, dateSent: row.date_sent };
+  }
+}

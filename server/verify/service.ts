@@ -1,0 +1,273 @@
+// Verifications: send a code (or re-send the pending one), check it, fetch or cancel, and what ends one by itself
+// (expiry, a delivery failure). Rules and limits live here; SQL in store.ts, the network behind `carrier.otp`.
+import type { Config } from '../config.js';
+import type { Carrier } from '../carrier/carrier.js';
+import type { OtpReport, OtpReports } from '../carrier/otp.js';
+import type { LookupService } from '../lookups/service.js';
+import type { Store, Tx } from '../store/db.js';
+import type { VerificationRow } from '../store/schema.js';
+import type { WebhookService } from '../webhooks/service.js';
+import type { components } from '../../generated/openapi.js';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobContext, JobHandler } from '../jobs/worker.js';
+import { errors } from '../errors.js';
+import { newSid } from '../ids.js';
+import { nowIso } from '../clock.js';
+import { CodeKeeper, newCode } from './codes.js';
+import { VerificationEvents } from './events.js';
+import { blockedReason } from './fraud.js';
+import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './templates.js';
+import * as verifications from './store.js';
+import { verificationView, type VerificationRecord } from './view.js';
+
+export type SendVerificationInput = components['schemas']['SendVerificationRequest'];
+export type CheckVerificationInput = components['schemas']['CheckVerificationRequest'];
+export type SandboxVerificationCode = components['schemas']['SandboxVerificationCode'];
+
+export const EXPIRE_JOB = 'verification.expire';
+
+export const LIMITS = {
+  /** Sends (first and re-sends) to one number per account within `sendWindowMs`. */
+  sendsPerNumber: 5,
+  sendWindowMs: 10 * 60_000,
+  /** Wrong codes that end a verification (the last one included). */
+  wrongCodes: 5,
+  codeLength: { min: 4, max: 8, default: 6 },
+  validFor: { min: 60, max: 86_400, default: 600 },
+} as const;
+
+const HOUR_MS = 3_600_000;
+
+type VerifyConfig = Pick<Config, 'verifyMaxSendsPerHour'>;
+
+export class VerificationService implements OtpReports {
+  private readonly codes: CodeKeeper;
+  private readonly events: VerificationEvents;
+
+  constructor(
+    private readonly store: Store,
+    private readonly carrier: Carrier,
+    private readonly lookups: LookupService,
+    webhooks: WebhookService,
+    private readonly config: VerifyConfig,
+    secretKey: string,
+  ) {
+    this.codes = new CodeKeeper(secretKey);
+    this.events = new VerificationEvents(webhooks);
+  }
+
+  /** Sends a new code, or re-sends the pending verification's code on the channel asked. */
+  async send(accountSid: string, input: SendVerificationInput): Promise<VerificationRecord> {
+    const locale = input.locale ?? 'en';
+    if (!(locale in TEMPLATES)) throw errors.invalidField('locale', `must be one of ${Object.keys(TEMPLATES).join(', ')}`);
+    const codeLength = input.code_length ?? LIMITS.codeLength.default;
+    if (!Number.isInteger(codeLength) || codeLength < LIMITS.codeLength.min || codeLength > LIMITS.codeLength.max) {
+      throw errors.invalidField('code_length', `must be an integer from ${LIMITS.codeLength.min} to ${LIMITS.codeLength.max}`);
+    }
+    const validFor = input.valid_for ?? LIMITS.validFor.default;
+    if (!Number.isInteger(validFor) || validFor < LIMITS.validFor.min || validFor > LIMITS.validFor.max) {
+      throw errors.invalidField('valid_for', `must be an integer from ${LIMITS.validFor.min} to ${LIMITS.validFor.max} seconds`);
+    }
+    if (input.custom_message !== undefined && !input.custom_message.includes(CODE_PLACEHOLDER)) {
+      throw errors.invalidField('custom_message', `must contain ${CODE_PLACEHOLDER} where the code goes`);
+    }
+
+    const lookup = await this.lookups.lookup(input.to, undefined, 'to');
+    const blocked = blockedReason(lookup);
+    if (blocked) throw errors.unprocessable('destination_blocked', blocked);
+
+    return this.store.transaction(async (tx) => {
+      await verifications.lockAccountSends(tx, this.store.dialect, accountSid);
+      const now = Date.now();
+      let pending = await verifications.pendingToNumber(tx.db, accountSid, input.to);
+      if (pending && isPastExpiry(pending, now)) {
+        await this.expire(tx, pending);
+        pending = undefined;
+      }
+      await this.enforceSendLimits(tx, accountSid, input.to, now);
+
+      const sentAt = new Date(now).toISOString();
+      let row: VerificationRow;
+      let code: string;
+      if (pending) {
+        code = this.codes.unseal(pending.sid, pending.code_sealed!);
+        const resent = await tx.db
+          .updateTable('verifications')
+          .set({ channel: input.channel, date_updated: sentAt })
+          .where('sid', '=', pending.sid)
+          .where('status', '=', 'pending')
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        row = resent;
+      } else {
+        const sid = newSid('verification');
+        code = newCode(codeLength);
+        row = {
+          sid,
+          account_sid: accountSid,
+          to_number: input.to,
+          channel: input.channel,
+          status: 'pending',
+          locale,
+          custom_message: input.custom_message ?? null,
+          code_length: codeLength,
+          code_hash: this.codes.hash(sid, code),
+          code_sealed: this.codes.seal(sid, code),
+          check_attempts: 0,
+          valid_for: validFor,
+          line_type: lookup.line_type === 'unknown' ? null : lookup.line_type,
+          carrier_name: lookup.carrier?.name ?? null,
+          date_expires: new Date(now + validFor * 1000).toISOString(),
+          date_created: sentAt,
+          date_updated: sentAt,
+        };
+        await verifications.insertVerification(tx.db, row);
+        await enqueueJob(tx, EXPIRE_JOB, { sid }, { runAt: new Date(row.date_expires) });
+      }
+      await verifications.recordSend(tx.db, { account_sid: accountSid, verification_sid: row.sid, to_number: row.to_number, channel: input.channel, date_sent: sentAt });
+      await this.carrier.otp.submitOtp(tx, {
+        verificationSid: row.sid,
+        accountSid,
+        to: row.to_number,
+        channel: input.channel,
+        text: renderCode(code, input.channel, row.locale as Locale, row.custom_message),
+        code,
+      });
+      return this.view(tx, row);
+    });
+  }
+
+  private async enforceSendLimits(tx: Tx, accountSid: string, to: string, now: number): Promise<void> {
+    const toNumber = await verifications.sendsSince(tx.db, accountSid, new Date(now - LIMITS.sendWindowMs).toISOString(), to);
+    if (toNumber.count >= LIMITS.sendsPerNumber) {
+      throw errors.tooManyRequests(
+        'max_send_attempts_reached',
+        `${LIMITS.sendsPerNumber} codes were already sent to ${to} within ${LIMITS.sendWindowMs / 60_000} minutes; wait before sending another.`,
+        secondsUntil(toNumber.oldest, LIMITS.sendWindowMs, now),
+      );
+    }
+    const cap = this.config.verifyMaxSendsPerHour;
+    const account = await verifications.sendsSince(tx.db, accountSid, new Date(now - HOUR_MS).toISOString());
+    if (account.count >= cap) {
+      throw errors.tooManyRequests('rate_limited', `Your account reached its cap of ${cap} verification sends per hour.`, secondsUntil(account.oldest, HOUR_MS, now));
+    }
+  }
+
+  async check(accountSid: string, input: CheckVerificationInput): Promise<VerificationRecord> {
+    if ((input.to === undefined) === (input.verification_sid === undefined)) {
+      const message = 'give exactly one of to or verification_sid';
+      throw errors.invalidRequest(`Give exactly one of to or verification_sid with the code.`, [
+        { field: 'to', message },
+        { field: 'verification_sid', message },
+      ]);
+    }
+    const bySid = input.verification_sid !== undefined;
+    return this.store.transaction(async (tx) => {
+      let row = bySid
+        ? await verifications.findVerification(tx.db, accountSid, input.verification_sid!)
+        : await verifications.latestToNumber(tx.db, accountSid, input.to!);
+      if (!row) throw errors.notFound(bySid ? `No verification ${input.verification_sid} in your account.` : `No verification was sent to ${input.to}.`);
+      if (row.status === 'pending' && isPastExpiry(row, Date.now())) row = (await this.expire(tx, row)) ?? row;
+      if (row.status !== 'pending') throw notPending(row, bySid);
+
+      const now = nowIso();
+      if (this.codes.matches(row.sid, input.code, row.code_hash)) {
+        const approved = await verifications.endPending(tx.db, row.sid, { status: 'approved', date_updated: now });
+        if (!approved) throw notPending((await verifications.verificationBySid(tx.db, row.sid))!, bySid);
+        await this.events.statusChanged(tx, approved);
+        return this.view(tx, approved);
+      }
+      let counted = await verifications.countWrongCode(tx.db, row.sid, now);
+      if (!counted) throw notPending((await verifications.verificationBySid(tx.db, row.sid))!, bySid);
+      if (Number(counted.check_attempts) >= LIMITS.wrongCodes) {
+        const ended = await verifications.endPending(tx.db, row.sid, { status: 'max_attempts_reached', date_updated: now });
+        if (ended) {
+          await this.events.statusChanged(tx, ended);
+          counted = ended;
+        }
+      }
+      return this.view(tx, counted);
+    });
+  }
+
+  async get(accountSid: string, sid: string): Promise<VerificationRecord> {
+    const row = await verifications.findVerification(this.store.db, accountSid, sid);
+    if (!row) throw errors.notFound(`No verification ${sid} in your account.`);
+    if (row.status === 'pending' && isPastExpiry(row, Date.now())) {
+      // Lazy expiry: GET shows `expired` as soon as valid_for has passed, even before the job has run.
+      return this.store.transaction(async (tx) => this.view(tx, (await this.expire(tx, row)) ?? (await verifications.verificationBySid(tx.db, sid))!));
+    }
+    return this.view(this.store, row);
+  }
+
+  async cancel(accountSid: string, sid: string): Promise<VerificationRecord> {
+    return this.store.transaction(async (tx) => {
+      const row = await verifications.findVerification(tx.db, accountSid, sid);
+      if (!row) throw errors.notFound(`No verification ${sid} in your account.`);
+      if (row.status === 'pending' && isPastExpiry(row, Date.now())) await this.expire(tx, row);
+      const canceled = await verifications.endPending(tx.db, sid, { status: 'canceled', date_updated: nowIso() });
+      if (!canceled) throw notPending((await verifications.verificationBySid(tx.db, sid))!, true, false);
+      await this.events.statusChanged(tx, canceled);
+      return this.view(tx, canceled);
+    });
+  }
+
+  /** Sandbox only: the last code the simulated handset at `to` received from this account. */
+  async sandboxCode(accountSid: string, to: string): Promise<SandboxVerificationCode> {
+    const read = this.carrier.isSandbox ? this.carrier.otp.lastDeliveredCode : undefined;
+    if (!read) throw errors.notFound('The sandbox routes exist only while the sandbox carrier is active.');
+    const delivered = await read.call(this.carrier.otp, this.store.db, accountSid, to);
+    if (!delivered) throw errors.notFound(`The sandbox delivered no verification code to ${to} for your account.`);
+    return { to: delivered.to, code: delivered.code, text: delivered.text, verification_sid: delivered.verificationSid, channel: delivered.channel, date_sent: delivered.dateSent };
+  }
+
+  /** The network could not deliver a code: a verification still pending ends `failed`. */
+  async otpStatus(tx: Tx, report: OtpReport): Promise<void> {
+    if (report.status !== 'failed') return;
+    const failed = await verifications.endPending(tx.db, report.verificationSid, { status: 'failed', date_updated: nowIso() });
+    if (failed) await this.events.statusChanged(tx, failed);
+  }
+
+  jobHandlers(): Record<string, JobHandler> {
+    return { [EXPIRE_JOB]: (job, ctx) => this.expireJob(job.payload.sid as string, ctx) };
+  }
+
+  private async expireJob(sid: string, ctx: JobContext): Promise<void> {
+    await ctx.store.transaction(async (tx) => {
+      const row = await verifications.verificationBySid(tx.db, sid);
+      if (row?.status === 'pending') {
+        if (isPastExpiry(row, Date.now())) await this.expire(tx, row);
+        else await enqueueJob(tx, EXPIRE_JOB, { sid }, { runAt: new Date(row.date_expires) });
+      }
+      await ctx.finishIn(tx);
+    });
+  }
+
+  /** Ends a pending verification whose time has passed; returns it expired, or undefined if it had already ended. */
+  private async expire(tx: Tx, row: VerificationRow): Promise<VerificationRow | undefined> {
+    const expired = await verifications.endPending(tx.db, row.sid, { status: 'expired', date_updated: row.date_expires });
+    if (expired) await this.events.statusChanged(tx, expired);
+    return expired;
+  }
+
+  private async view(conn: Tx | Store, row: VerificationRow): Promise<VerificationRecord> {
+    return verificationView(row, await verifications.sendsOf(conn.db, row.sid));
+  }
+}
+
+function isPastExpiry(row: VerificationRow, now: number): boolean {
+  return Date.parse(row.date_expires) <= now;
+}
+
+function secondsUntil(oldest: string | null, windowMs: number, now: number): number {
+  return oldest ? Math.max(1, Math.ceil((Date.parse(oldest) + windowMs - now) / 1000)) : 1;
+}
+
+/** The answer to checking (or, with `check` false, canceling) a verification that has ended. */
+function notPending(row: VerificationRow, bySid: boolean, check = true) {
+  if (check && row.status === 'max_attempts_reached') {
+    return errors.attemptsExhausted('max_check_attempts_reached', `Verification ${row.sid} ended after ${LIMITS.wrongCodes} wrong codes; send a new code.`);
+  }
+  if (!bySid) return errors.notFound(`No pending verification to ${row.to_number}: the latest one is ${row.status}.`);
+  return errors.conflict('verification_not_pending', `Verification ${row.sid} is ${row.status}, no longer pending.`);
+}

@@ -1,0 +1,102 @@
+// SQL of verifications and their sends (SQLite and PostgreSQL alike). Every status change is a conditional
+// update from `pending`, so it happens once even when two requests or a request and the expiry job race.
+import { sql, type Updateable } from 'kysely';
+import type { Db, Dialect, Tx } from '../store/db.js';
+import type { VerificationChannel, VerificationRow, VerificationStatus } from '../store/schema.js';
+
+type Conn = Db | Tx['db'];
+
+export interface SendAttempt {
+  time: string;
+  channel: VerificationChannel;
+}
+
+export interface Window {
+  count: number;
+  /** The oldest send inside the window, or null when there is none. */
+  oldest: string | null;
+}
+
+export function findVerification(db: Conn, accountSid: string, sid: string): Promise<VerificationRow | undefined> {
+  return db.selectFrom('verifications').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+}
+
+export function verificationBySid(db: Conn, sid: string): Promise<VerificationRow | undefined> {
+  return db.selectFrom('verifications').selectAll().where('sid', '=', sid).executeTakeFirst();
+}
+
+/** The most recent verification of the account to `to`, whatever its status. */
+export function latestToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('account_sid', '=', accountSid)
+    .where('to_number', '=', to)
+    .orderBy('date_created', 'desc')
+    .orderBy('sid', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function pendingToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
+  return db.selectFrom('verifications').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).where('status', '=', 'pending').executeTakeFirst();
+}
+
+export async function insertVerification(db: Conn, row: VerificationRow): Promise<void> {
+  await db.insertInto('verifications').values(row).execute();
+}
+
+export async function recordSend(db: Conn, row: { account_sid: string; verification_sid: string; to_number: string; channel: VerificationChannel; date_sent: string }) {
+  await db.insertInto('verification_sends').values(row).execute();
+}
+
+export async function sendsOf(db: Conn, verificationSid: string): Promise<SendAttempt[]> {
+  const rows = await db.selectFrom('verification_sends').select(['date_sent', 'channel']).where('verification_sid', '=', verificationSid).orderBy('id').execute();
+  return rows.map((r) => ({ time: r.date_sent, channel: r.channel }));
+}
+
+/** Sends of the account since `since`, to one number when `to` is given. */
+export async function sendsSince(db: Conn, accountSid: string, since: string, to?: string): Promise<Window> {
+  let query = db
+    .selectFrom('verification_sends')
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<string>('date_sent').as('oldest')])
+    .where('account_sid', '=', accountSid)
+    .where('date_sent', '>', since);
+  if (to) query = query.where('to_number', '=', to);
+  const row = await query.executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest ?? null };
+}
+
+/** Moves a pending verification to `set.status`; returns the updated row, or undefined when it was not pending. */
+export function endPending(db: Conn, sid: string, set: Updateable<VerificationRow> & { status: VerificationStatus; date_updated: string }) {
+  // The sealed code exists only to repeat it while pending: it goes in the same change.
+  return db.updateTable('verifications').set({ ...set, code_sealed: null }).where('sid', '=', sid).where('status', '=', 'pending').returningAll().executeTakeFirst();
+}
+
+/** Counts one wrong code against a pending verification; returns the updated row, or undefined when not pending. */
+export function countWrongCode(db: Conn, sid: string, now: string) {
+  return db
+    .updateTable('verifications')
+    .set((eb) => ({ check_attempts: eb('check_attempts', '+', 1), date_updated: now }))
+    .where('sid', '=', sid)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Serializes sends of one account on PostgreSQL until the transaction ends, so the rate limits count exactly
+ * under concurrency. SQLite runs one write transaction at a time already.
+ */
+export async function lockAccountSends(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${'verify:' + accountSid}))`.execute(tx.db);
+}
+
+export function verifyCallbackUrl(db: Conn, accountSid: string): Promise<string | null> {
+  return db
+    .selectFrom('account_settings')
+    .select('verify_callback_url')
+    .where('account_sid', '=', accountSid)
+    .executeTakeFirst()
+    .then((row) => row?.verify_callback_url ?? null);
+}
