@@ -28,6 +28,8 @@ export class Store {
   constructor(
     readonly db: Db,
     readonly dialect: Dialect,
+    /** PostgreSQL: the schema holding the tables, when one was chosen. */
+    readonly schema?: string,
   ) {}
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -38,7 +40,9 @@ export class Store {
 
   private async migrate(): Promise<void> {
     const provider = { getMigrations: async () => migrationsFor(this.dialect) };
-    const { error, results } = await new Migrator({ db: this.db, provider }).migrateToLatest();
+    // Kysely looks for its migration tables in every schema unless told which: with one schema per
+    // test server, another server's tables would be taken for ours.
+    const { error, results } = await new Migrator({ db: this.db, provider, ...(this.schema ? { migrationTableSchema: this.schema } : {}) }).migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
       throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
@@ -94,7 +98,7 @@ async function openPostgres(url: string, schema?: string): Promise<Store> {
     types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new Store(db, 'postgres');
+  return new Store(db, 'postgres', schema);
 }
 
 /** Drops a PostgreSQL schema made for a test. */
