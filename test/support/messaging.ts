@@ -16,7 +16,8 @@ export const FAST_PIPELINE: Record<string, string> = {
 export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await probe();
+    // A request may meet a keep-alive connection that a server restart closed: try again.
+    const value = await probe().catch(() => undefined);
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));

@@ -1,42 +1,20 @@
-// Gives a test account a phone number. Until provisioning lands it writes the incoming_numbers row directly,
-// with the defaults provisioning would use; switch to the API call once provisionPhoneNumber exists.
+// Gives a test account a phone number the way a user gets one: search the inventory, provision the first free one.
+import { createTelephonyClient } from '../../client/index.js';
 import type { TestAccount, TestServer } from './server.js';
-import { newSid } from '../../server/ids.js';
 
-export interface GivenNumber {
-  sid: string;
-  phoneNumber: string;
-}
-
-export async function giveNumber(t: TestServer, account: TestAccount, phoneNumber: string, options: { smsUrl?: string } = {}): Promise<GivenNumber> {
-  const now = new Date().toISOString();
-  const sid = newSid('incomingNumber');
-  await t.server.services.store.db
-    .insertInto('incoming_numbers')
-    .values({
-      sid,
-      account_sid: account.sid,
-      phone_number: phoneNumber,
-      friendly_name: phoneNumber,
-      sms_url: options.smsUrl ?? null,
-      sms_method: 'POST',
-      voice_url: null,
-      voice_method: 'POST',
-      status_callback: null,
-      capabilities: JSON.stringify({ voice: true, sms: true, mms: true }),
-      iso_country: 'US',
-      number_type: 'local',
-      address_sid: null,
-      address_requirements: 'none',
-      date_created: now,
-      date_updated: now,
-    })
-    .execute();
-  return { sid, phoneNumber };
-}
-
-/** A random US number, so tests never collide on the platform-wide unique phone_number. */
-export function uniqueNumber(): string {
-  const digits = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 10)).join('');
-  return `+1${2 + Math.floor(Math.random() * 7)}${digits(2)}${2 + Math.floor(Math.random() * 7)}${digits(6)}`;
+/** Provisions a US local number for the account (with an sms_url when given) and returns it, E.164. */
+export async function giveNumber(t: TestServer, account: TestAccount, options: { smsUrl?: string } = {}): Promise<string> {
+  const client = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
+  for (let round = 0; round < 5; round++) {
+    const { data, error } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' }, query: { page_size: 50 } } });
+    if (!data) throw new Error(`number search failed: ${JSON.stringify(error)}`);
+    for (const candidate of data.data) {
+      const { data: number, response } = await client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: candidate.phone_number, ...(options.smsUrl ? { SmsUrl: options.smsUrl } : {}) },
+      });
+      if (number) return number.phone_number;
+      if (response.status !== 409) throw new Error(`provisioning ${candidate.phone_number} answered ${response.status}`);
+    }
+  }
+  throw new Error('no number could be provisioned');
 }

@@ -1,0 +1,92 @@
+// Every field of POST /v1/messages with a wrong type, range or format: 400 naming the field, nothing stored.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { giveNumber } from '../support/numbers.js';
+
+const day = 24 * 3600_000;
+
+describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
+  let t: TestServer;
+  let account: TestAccount;
+  let from: string;
+  beforeAll(async () => {
+    t = await startTestServer(engine);
+    account = await t.newAccount();
+    from = await giveNumber(t, account);
+  });
+  afterAll(() => t.stop());
+
+  const valid = () => ({ from, to: '+14155550123', body: 'hello' });
+
+  const cases: [string, string, (v: Record<string, unknown>) => Record<string, unknown>][] = [
+    ['from', 'missing', ({ from: _, ...rest }) => rest],
+    ['from', 'a number, not a string', (v) => ({ ...v, from: 14155550100 })],
+    ['from', 'not E.164', (v) => ({ ...v, from: '4155550100' })],
+    ['from', 'too long', (v) => ({ ...v, from: '+1415555010012345' })],
+    ['to', 'missing', ({ to: _, ...rest }) => rest],
+    ['to', 'null', (v) => ({ ...v, to: null })],
+    ['to', 'letters', (v) => ({ ...v, to: '+1415CALLNOW' })],
+    ['to', 'a leading zero', (v) => ({ ...v, to: '+04155550123' })],
+    ['body', 'a number', (v) => ({ ...v, body: 42 })],
+    ['body', 'over 1600 characters', (v) => ({ ...v, body: 'x'.repeat(1601) })],
+    ['body', 'missing without media_url', ({ body: _, ...rest }) => rest],
+    ['body', 'empty without media_url', (v) => ({ ...v, body: '' })],
+    ['media_url', 'a string, not an array', (v) => ({ ...v, media_url: 'https://cdn.example.com/a.png' })],
+    ['media_url[0]', 'not an http(s) URL', (v) => ({ ...v, media_url: ['ftp://cdn.example.com/a.png'] })],
+    ['media_url', 'more than 10 URLs', (v) => ({ ...v, media_url: Array.from({ length: 11 }, (_, i) => `https://cdn.example.com/${i}.png`) })],
+    ['media_url', 'given with channel sms', (v) => ({ ...v, channel: 'sms', media_url: ['https://cdn.example.com/a.png'] })],
+    ['send_at', 'not a date-time', (v) => ({ ...v, send_at: 'tomorrow at noon' })],
+    ['send_at', 'a number', (v) => ({ ...v, send_at: Date.now() + day })],
+    ['send_at', 'in the past', (v) => ({ ...v, send_at: new Date(Date.now() - day).toISOString() })],
+    ['send_at', 'over 35 days ahead', (v) => ({ ...v, send_at: new Date(Date.now() + 36 * day).toISOString() })],
+    ['status_callback', 'not a URL', (v) => ({ ...v, status_callback: 'call me maybe' })],
+    ['status_callback', 'not http(s)', (v) => ({ ...v, status_callback: 'ftp://example.com/cb' })],
+    ['status_callback', 'a number', (v) => ({ ...v, status_callback: 7 })],
+    ['validity_period', 'zero', (v) => ({ ...v, validity_period: 0 })],
+    ['validity_period', 'over 14400', (v) => ({ ...v, validity_period: 14401 })],
+    ['validity_period', 'a fraction', (v) => ({ ...v, validity_period: 1.5 })],
+    ['validity_period', 'a string', (v) => ({ ...v, validity_period: '60' })],
+    ['channel', 'not one of auto, sms, mms, rcs', (v) => ({ ...v, channel: 'fax' })],
+    ['surprise', 'an unknown field', (v) => ({ ...v, surprise: true })],
+  ];
+
+  it.each(cases)('answers 400 naming %s when it is %s', async (field, _why, mutate) => {
+    const res = await fetch(`${t.directUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(mutate(valid())),
+    });
+    expect(res.status).toBe(400);
+    const problem: any = await res.json();
+    expect(problem.code).toBe('invalid_request');
+    expect(problem.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('stored nothing for any of them', async () => {
+    const rows = await t.server.services.store.db.selectFrom('messages').select('sid').where('account_sid', '=', account.sid).execute();
+    expect(rows).toEqual([]);
+    const jobs = await t.server.services.store.db.selectFrom('jobs').select('id').execute();
+    expect(jobs).toEqual([]);
+  });
+
+  it.each([
+    ['page_size', '0'],
+    ['page_size', 'ten'],
+    ['status', 'lost'],
+    ['direction', 'sideways'],
+    ['to', '4155550123'],
+    ['date_created_after', 'yesterday'],
+    ['page_token', 'not-a-token'],
+  ])('answers 400 naming the list filter %s=%s', async (name, value) => {
+    const res = await fetch(`${t.directUrl}/v1/messages?${name}=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(400);
+    const problem: any = await res.json();
+    expect(problem.errors.map((e: { field: string }) => e.field)).toContain(name);
+  });
+
+  it('answers 400 naming sid for a malformed message sid', async () => {
+    const res = await fetch(`${t.directUrl}/v1/messages/not-a-sid`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).errors[0].field).toBe('sid');
+  });
+});

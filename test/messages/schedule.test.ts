@@ -1,0 +1,121 @@
+// send_at scheduling, cancellation by DELETE, validity_period expiry and per-number pacing; all survive a restart.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelephonyClient } from '../../client/index.js';
+import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { giveNumber } from '../support/numbers.js';
+import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
+  let t: TestServer;
+  let account: TestAccount;
+  let from: string;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    // Pacing of 2 messages per second per number, so validity can run out in the queue.
+    t = await startTestServer(engine, { ...FAST_PIPELINE, SANDBOX_MESSAGES_PER_SECOND: '2' });
+    account = await t.newAccount();
+    from = await giveNumber(t, account);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.stop();
+  });
+
+  it('keeps a scheduled message queued with date_sent null until send_at, then sends it', async () => {
+    const sendAt = inMs(1500);
+    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+14155550123', body: 'later', send_at: sendAt } });
+    expect(data).toMatchObject({ status: 'queued', send_at: sendAt, date_sent: null });
+    await new Promise((r) => setTimeout(r, 800));
+    const { data: waiting } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
+    expect(waiting).toMatchObject({ status: 'queued', date_sent: null });
+    const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
+    expect(Date.parse(delivered.date_sent!)).toBeGreaterThanOrEqual(Date.parse(sendAt));
+  });
+
+  it('sends a scheduled message after a restart', async () => {
+    const sendAt = inMs(1200);
+    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+14155550123', body: 'after restart', send_at: sendAt } });
+    await t.restart();
+    const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
+    expect(Date.parse(delivered.date_sent!)).toBeGreaterThanOrEqual(Date.parse(sendAt));
+  });
+
+  it('cancels a scheduled message deleted before its time: canceled, reported, never sent', async () => {
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from: await uniqueFrom(), to: '+14155550123', body: 'never', send_at: inMs(800), status_callback: `${receiver.url}/cancel` },
+    });
+    const { response } = await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
+    expect(response.status).toBe(204);
+    const { data: canceled } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
+    expect(canceled).toMatchObject({ status: 'canceled', date_sent: null, price: null });
+    await receiver.waitFor((r) => r.some((w) => w.json.data.sid === data!.sid));
+    await new Promise((r) => setTimeout(r, 1300));
+    const { data: later } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
+    expect(later!.status).toBe('canceled');
+    expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual(['message.canceled']);
+    // A canceled message is final: deleting it again removes it.
+    expect((await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status).toBe(204);
+    expect((await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status).toBe(404);
+  });
+
+  it('paces one number and fails what cannot be sent within validity_period with validity_period_expired', async () => {
+    const paced = await uniqueFrom();
+    // At 2 per second, the 8th message's slot is 3.5 s away: beyond its 2 s validity.
+    const sids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const { data } = await account.client.POST('/v1/messages', { body: { from: paced, to: '+14155550123', body: `burst ${i}`, validity_period: 2 } });
+      sids.push(data!.sid);
+    }
+    const finals = [];
+    for (const sid of sids) {
+      finals.push(
+        await waitForStatusIn(account, sid, ['delivered', 'failed']),
+      );
+    }
+    expect(finals[0]).toMatchObject({ status: 'delivered', error_code: null });
+    expect(finals[7]).toMatchObject({ status: 'failed', error_code: 'validity_period_expired', date_sent: null, price: null });
+    const sent = finals.filter((m) => m.status === 'delivered').map((m) => Date.parse(m.date_sent!)).sort();
+    for (let i = 1; i < sent.length; i++) expect(sent[i] - sent[i - 1]).toBeGreaterThanOrEqual(400);
+  });
+
+  it('counts validity_period from send_at for a scheduled message', async () => {
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from: await uniqueFrom(), to: '+14155550123', body: 'scheduled', send_at: inMs(1200), validity_period: 1 },
+    });
+    const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
+    expect(delivered.error_code).toBeNull();
+  });
+
+  it.each([
+    ['in the past', () => inMs(-60_000)],
+    ['now', () => new Date().toISOString()],
+    ['more than 35 days ahead', () => inMs(35 * 24 * 3600_000 + 60_000)],
+  ])('answers 400 naming send_at for a time %s, and stores nothing', async (_name, sendAt) => {
+    const fresh = await t.newAccount();
+    const number = await giveNumber(t, fresh);
+    const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: fresh.apiKey });
+    const { error, response } = await direct.POST('/v1/messages', { body: { from: number, to: '+14155550123', body: 'x', send_at: sendAt() } });
+    expect(response.status).toBe(400);
+    expect(error!.errors!.map((e) => e.field)).toEqual(['send_at']);
+    expect((await direct.GET('/v1/messages')).data!.data).toEqual([]);
+  });
+
+  /** A number of its own per test, so the pacing of one test does not slow another. */
+  function uniqueFrom() {
+    return giveNumber(t, account);
+  }
+});
+
+async function waitForStatusIn(account: TestAccount, sid: string, statuses: string[]) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { data } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid } } });
+    if (data && statuses.includes(data.status)) return data;
+    if (Date.now() > deadline) throw new Error(`message ${sid} still ${data?.status}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
