@@ -18,14 +18,14 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 type SearchQuery = { area_code?: string; contains?: string; sms_enabled?: boolean; mms_enabled?: boolean; in_region?: string; in_locality?: string; page_size?: number };
 
 export async function searchLocal(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
-  const { data, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country }, query } });
-  expect(response.status).toBe(200);
+  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country }, query } });
+  expect(response.status, JSON.stringify(error)).toBe(200);
   return data!.data;
 }
 
 export async function searchTollFree(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
-  const { data, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', { params: { path: { country }, query } });
-  expect(response.status).toBe(200);
+  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', { params: { path: { country }, query } });
+  expect(response.status, JSON.stringify(error)).toBe(200);
   return data!.data;
 }
 
