@@ -1,0 +1,58 @@
+// Shared by the verification tests: a fast sandbox network, and the steps of a verification over HTTP.
+import type { TelephonyClient, components } from '../../client/index.js';
+import type { TestServer } from '../support/server.js';
+
+export type Verification = components['schemas']['Verification'];
+
+/** Sandbox failure reports after a few tens of milliseconds, webhook retries fast. */
+export const FAST_VERIFY: Record<string, string> = {
+  SANDBOX_SENT_DELAY_MS: '20',
+  SANDBOX_DELIVERY_DELAY_MS: '30',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  WEBHOOK_RETRY_MAX_MS: '200',
+  WEBHOOK_TIMEOUT_MS: '2000',
+};
+
+let next = 0;
+/** A fresh valid US number per call, so tests never share a number's send limit by accident. */
+export function freshNumber(): string {
+  next += 1;
+  return `+1415555${String((process.pid * 7 + next) % 10000).padStart(4, '0')}`;
+}
+
+export async function sendCode(client: TelephonyClient, body: components['schemas']['SendVerificationRequest']): Promise<Verification> {
+  const { data, error, response } = await client.POST('/v1/verify/send', { body });
+  if (!data) throw new Error(`send failed: ${response.status} ${JSON.stringify(error)}`);
+  return data;
+}
+
+/** The code the sandbox network delivered to `to`, as an app's test suite would read it. */
+export async function deliveredCode(client: TelephonyClient, to: string) {
+  const { data, error, response } = await client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } });
+  if (!data) throw new Error(`no code for ${to}: ${response.status} ${JSON.stringify(error)}`);
+  return data;
+}
+
+export async function check(client: TelephonyClient, body: components['schemas']['CheckVerificationRequest']) {
+  return client.POST('/v1/verify/check', { body });
+}
+
+export async function waitForVerification(client: TelephonyClient, sid: string, status: Verification['status'], timeoutMs = 20_000): Promise<Verification> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
+    if (data?.status === status) return data;
+    if (Date.now() > deadline) throw new Error(`verification ${sid} is ${data?.status}, not ${status}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Moves a verification's expiry into the past, as if `valid_for` had passed (optionally its expiry job too). */
+export async function timeTravelPastExpiry(t: TestServer, sid: string, options: { runExpiryJob?: boolean } = {}): Promise<void> {
+  const db = t.server.services.store.db;
+  const past = new Date(Date.now() - 1000).toISOString();
+  await db.updateTable('verifications').set({ date_expires: past }).where('sid', '=', sid).execute();
+  if (options.runExpiryJob) {
+    await db.updateTable('jobs').set({ run_at: past }).where('kind', '=', 'verification.expire').where('payload', 'like', `%${sid}%`).execute();
+  }
+}
