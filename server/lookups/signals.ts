@@ -25,12 +25,62 @@ async function heldNumbers(db: Db, numbers: string[]): Promise<string[]> {
   return rows.map((r) => r.phone_number);
 }
 
-/** Outbound messages per number. Messages are not stored in this build yet, so every number has sent none. */
-async function messageTraffic(_db: Db, _numbers: string[], _now: number): Promise<Map<string, Counts>> {
-  return new Map();
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const OUTBOUND = ['outbound-api', 'outbound-reply'] as const;
+/** Final outcomes of an outbound message; `canceled` is not a delivery outcome, so it does not count. */
+const FINISHED = ['delivered', 'read', 'undelivered', 'failed'] as const;
+const FAILED = ['undelivered', 'failed'] as const;
+
+/** Outbound messages from each number: volume and distinct recipients in the last hour, outcomes in the last day. */
+async function messageTraffic(db: Db, numbers: string[], now: number): Promise<Map<string, Counts>> {
+  const hourAgo = new Date(now - HOUR_MS).toISOString();
+  const dayAgo = new Date(now - DAY_MS).toISOString();
+  const [volume, outcomes] = await Promise.all([
+    db
+      .selectFrom('messages')
+      .select((eb) => ['from_number', eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('to_number').distinct().as('recipients')])
+      .where('from_number', 'in', numbers)
+      .where('direction', 'in', OUTBOUND)
+      .where('date_created', '>=', hourAgo)
+      .groupBy('from_number')
+      .execute(),
+    db
+      .selectFrom('messages')
+      .select((eb) => [
+        'from_number',
+        eb.fn.countAll<number>().as('finished'),
+        eb.fn.sum<number>(eb.case().when('status', 'in', FAILED).then(1).else(0).end()).as('failed'),
+      ])
+      .where('from_number', 'in', numbers)
+      .where('direction', 'in', OUTBOUND)
+      .where('date_created', '>=', dayAgo)
+      .where('status', 'in', FINISHED)
+      .groupBy('from_number')
+      .execute(),
+  ]);
+  const counts = new Map<string, Counts>();
+  const entry = (n: string) => counts.get(n) ?? counts.set(n, {}).get(n)!;
+  // PostgreSQL answers counts and sums as strings (bigint/numeric).
+  for (const row of volume) Object.assign(entry(row.from_number), { outboundLastHour: Number(row.sent), recipientsLastHour: Number(row.recipients) });
+  for (const row of outcomes) Object.assign(entry(row.from_number), { finishedLastDay: Number(row.finished), failedLastDay: Number(row.failed) });
+  return counts;
 }
 
-/** Verification sends per number. Verifications are not stored in this build yet, so none went to any number. */
-async function verificationTraffic(_db: Db, _numbers: string[], _now: number): Promise<Map<string, Counts>> {
-  return new Map();
+/** Verification codes sent to each number in the last day, and how many of the verifications behind them were approved. */
+async function verificationTraffic(db: Db, numbers: string[], now: number): Promise<Map<string, Counts>> {
+  const dayAgo = new Date(now - DAY_MS).toISOString();
+  const rows = await db
+    .selectFrom('verification_sends as s')
+    .innerJoin('verifications as v', 'v.sid', 's.verification_sid')
+    .select((eb) => [
+      's.to_number',
+      eb.fn.countAll<number>().as('sends'),
+      eb.fn.count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end()).distinct().as('approved'),
+    ])
+    .where('s.to_number', 'in', numbers)
+    .where('s.date_sent', '>=', dayAgo)
+    .groupBy('s.to_number')
+    .execute();
+  return new Map(rows.map((row) => [row.to_number, { verificationSendsLastDay: Number(row.sends), verificationsApprovedLastDay: Number(row.approved) }]));
 }

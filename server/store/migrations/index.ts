@@ -5,6 +5,7 @@ import * as core from './001_core.js';
 import * as numbers from './002_numbers.js';
 import * as numberLookups from './003_numbers_lookups.js';
 import * as messages from './004_messages.js';
+import * as lookupSignals from './005_lookup_signals.js';
 import * as verifications from './006_verifications.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
@@ -15,6 +16,7 @@ const MIGRATIONS: [string, Up][] = [
   ['006_verifications', verifications.up],
   ['003_numbers_lookups', numberLookups.up],
   ['004_messages', messages.up],
+  ['005_lookup_signals', lookupSignals.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

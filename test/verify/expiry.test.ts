@@ -1,0 +1,56 @@
+// valid_for: a verification past its expiry is `expired`, shown at once on read (lazy) and ended by the durable
+// expiry job even when nobody reads it. Time is moved by rewriting the stored expiry, as if valid_for had passed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode, timeTravelPastExpiry } from './flow.js';
+
+describe.each(ENGINES)('verification expiry (%s)', (engine) => {
+  let t: TestServer;
+  let account: TestAccount;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    t = await startTestServer(engine, FAST_VERIFY);
+    account = await t.newAccount();
+    receiver = await startReceiver();
+    await account.client.POST('/v1/account', { body: { verify_callback_url: `${receiver.url}/verify` } });
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.stop();
+  });
+
+  it('shows expired on GET as soon as valid_for has passed, before the job runs, and the code no longer works', async () => {
+    const to = freshNumber();
+    const sent = await sendCode(account.client, { to, channel: 'sms', valid_for: 60 });
+    const { code } = await deliveredCode(account.client, to);
+    await timeTravelPastExpiry(t, sent.sid);
+    const { data } = await account.client.GET('/v1/verify/{sid}', { params: { path: { sid: sent.sid } } });
+    expect(data).toMatchObject({ status: 'expired', valid: false });
+    expect(data?.date_updated).toBe(data?.date_expires);
+    const checked = await check(account.client, { verification_sid: sent.sid, code });
+    expect(checked.response.status).toBe(409);
+    expect(checked.error?.code).toBe('verification_not_pending');
+  });
+
+  it('treats a check after valid_for as expired even without a read first', async () => {
+    const to = freshNumber();
+    const sent = await sendCode(account.client, { to, channel: 'sms' });
+    const { code } = await deliveredCode(account.client, to);
+    await timeTravelPastExpiry(t, sent.sid);
+    expect((await check(account.client, { to, code })).response.status).toBe(404);
+    // A send to the number starts a new verification rather than re-sending the expired code.
+    const next = await sendCode(account.client, { to, channel: 'sms' });
+    expect(next.sid).not.toBe(sent.sid);
+    expect(next.status).toBe('pending');
+  });
+
+  it('expires it with the durable job when nobody reads it, and posts verification.expired', async () => {
+    const to = freshNumber();
+    const sent = await sendCode(account.client, { to, channel: 'sms' });
+    await timeTravelPastExpiry(t, sent.sid, { runExpiryJob: true });
+    await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid));
+    const row = await t.server.services.store.db.selectFrom('verifications').select(['status', 'code_sealed']).where('sid', '=', sent.sid).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'expired', code_sealed: null });
+  });
+});
