@@ -1,0 +1,113 @@
+// Inbound SMS: delivery to numbers held on the platform, the message.received webhook, replies, and sandbox injection.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelephonyClient } from '../../client/index.js';
+import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { giveNumber } from '../support/numbers.js';
+import { FAST_PIPELINE, waitForStatus, waitUntil } from '../support/messaging.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+describe.each(ENGINES)('inbound messages (%s)', (engine) => {
+  let t: TestServer;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.stop();
+  });
+
+  /** An account holding a number whose sms_url is `${receiver.url}/<tag>`. */
+  async function holder(tag: string) {
+    const account = await t.newAccount();
+    const number = await giveNumber(t, account, { smsUrl: `${receiver.url}/${tag}` });
+    return { account, number };
+  }
+
+  const inboundOf = async (account: TestAccount, from: string) =>
+    (await account.client.GET('/v1/messages', { params: { query: { direction: 'inbound', from } } })).data!.data;
+
+  it('delivers a message to a number held on the platform as an inbound message of its holder, with a message.received webhook', async () => {
+    const alice = await holder('alice-1');
+    const bob = await holder('bob-1');
+    const { data: sent } = await alice.account.client.POST('/v1/messages', { body: { from: alice.number, to: bob.number, body: 'Hi Bob' } });
+    await waitForStatus(alice.account.client, sent!.sid, 'delivered');
+    const [inbound] = await waitUntil(async () => (await inboundOf(bob.account, alice.number)).length === 1 && inboundOf(bob.account, alice.number));
+    expect(inbound).toMatchObject({
+      account_sid: bob.account.sid,
+      from: alice.number,
+      to: bob.number,
+      body: 'Hi Bob',
+      direction: 'inbound',
+      status: 'received',
+      channel: 'sms',
+      price: null,
+    });
+    expect(inbound.date_sent).not.toBeNull();
+    await receiver.waitFor((r) => r.some((w) => w.path === '/bob-1'));
+    const webhook = receiver.received.find((w) => w.path === '/bob-1')!;
+    expect(webhook.json).toEqual({ type: 'message.received', timestamp: expect.any(String), data: inbound });
+    // The sender's account does not see the inbound copy.
+    expect(await inboundOf(alice.account, alice.number)).toEqual([]);
+    expect(t.violations()).toEqual([]);
+  });
+
+  it.each([
+    ['JSON', 'application/json', JSON.stringify({ reply: 'Got it, thanks!' }), 'Got it, thanks!'],
+    ['TwiML', 'text/xml', '<?xml version="1.0"?><Response><Message>On my way &amp; soon</Message></Response>', 'On my way & soon'],
+  ])('sends the %s reply of the webhook back to the sender, who gets no automatic reply in turn', async (_kind, contentType, answer, replyText) => {
+    const tag = `reply-${_kind}`;
+    const alice = await holder(`${tag}-alice`);
+    const bob = await holder(`${tag}-bob`);
+    receiver.answer = (w) => (w.path.includes(tag) ? { status: 200, contentType, body: answer } : { status: 200 });
+    try {
+      await alice.account.client.POST('/v1/messages', { body: { from: alice.number, to: bob.number, body: 'Are you coming?' } });
+      // Bob's reply goes out from his number and arrives at Alice's.
+      const [reply] = await waitUntil(async () => {
+        const list = (await bob.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })).data!.data;
+        return list.length === 1 && list[0].status === 'delivered' && list;
+      });
+      expect(reply).toMatchObject({ from: bob.number, to: alice.number, body: replyText, direction: 'outbound-reply' });
+      const [atAlice] = await waitUntil(async () => (await inboundOf(alice.account, bob.number)).length === 1 && inboundOf(alice.account, bob.number));
+      expect(atAlice.body).toBe(replyText);
+      await receiver.waitFor((r) => r.some((w) => w.path === `/${tag}-alice`));
+      // Alice's webhook answered with a reply too, but a reply is never answered automatically.
+      await new Promise((r) => setTimeout(r, 400));
+      const aliceSent = (await alice.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })).data!.data;
+      expect(aliceSent).toEqual([]);
+    } finally {
+      receiver.answer = () => ({ status: 200 });
+    }
+  });
+
+  it('injects an inbound message from an outside number (sandbox), handled like real inbound traffic', async () => {
+    const bob = await holder('inject');
+    const { data, response } = await bob.account.client.POST('/v1/sandbox/inbound-messages', {
+      body: { from: '+14155550123', to: bob.number, body: 'STOP', media_url: ['https://cdn.example.com/a.png'] },
+    });
+    expect(response.status).toBe(201);
+    expect(data).toMatchObject({ from: '+14155550123', to: bob.number, body: 'STOP', direction: 'inbound', status: 'received', channel: 'mms', num_media: 1 });
+    await receiver.waitFor((r) => r.some((w) => w.path === '/inject'));
+    expect(receiver.received.find((w) => w.path === '/inject')!.json.data.sid).toBe(data!.sid);
+    expect(t.violations()).toEqual([]);
+  });
+
+  it('answers 422 to_number_not_owned when injecting to a number the account does not hold', async () => {
+    const bob = await holder('inject-other');
+    const eve = await t.newAccount();
+    const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: eve.apiKey });
+    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', { body: { from: '+14155550123', to: bob.number, body: 'hi' } });
+    expect(response.status).toBe(422);
+    expect(error).toMatchObject({ code: 'to_number_not_owned' });
+  });
+
+  it('answers 400 naming body when injecting neither body nor media_url', async () => {
+    const bob = await holder('inject-empty');
+    const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: bob.account.apiKey });
+    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', { body: { from: '+14155550123', to: bob.number } });
+    expect(response.status).toBe(400);
+    expect(error!.errors!.map((e) => e.field)).toEqual(['body']);
+    expect(await inboundOf(bob.account, '+14155550123')).toEqual([]);
+  });
+});
