@@ -45,10 +45,10 @@ const ADDRESSES: Record<string, { city: string; region: string; postal_code: str
 };
 
 export async function submitAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
-  const { data, response } = await client.POST('/v1/addresses', {
-    body: { customer_name: 'Example Ltd', street: '1 Main Street', ...ADDRESSES[iso_country], iso_country, ...overrides },
+  const { data, error, response } = await client.POST('/v1/addresses', {
+    body: { customer_name: 'Example Ltd', street: '1 Main Street', city: 'Capital', region: 'Region', postal_code: '1000', ...ADDRESSES[iso_country], iso_country, ...overrides },
   });
-  expect(response.status).toBe(201);
+  expect(response.status, JSON.stringify(error)).toBe(201);
   return data!;
 }
 
