@@ -54,6 +54,81 @@ export const scenarios: Scenario[] = [
       ];
     },
   },
+  {
+    name: 'verify',
+    // Sends are bounded by amount, not time: an account may send VERIFY_MAX_SENDS_PER_HOUR codes (1000 by default).
+    async run(target, { load, basePost, row }) {
+      const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+      const SENDS = 900;
+      const numberAt = (i: number) => `+1415555${String(i).padStart(4, '0')}`;
+      let sent = 0;
+      const sends = await load({
+        url: `${target.url}/v1/verify/send`,
+        method: 'POST',
+        headers,
+        amount: SENDS,
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: numberAt(sent++ % SENDS), channel: 'sms' }) }) }],
+      });
+      const codes: { to: string; code: string }[] = [];
+      for (let i = 0; i < SENDS; i++) {
+        const res = await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(numberAt(i))}`, { headers });
+        if (res.ok) codes.push({ to: numberAt(i), code: ((await res.json()) as { code: string }).code });
+      }
+      let checked = 0;
+      const checks = await load({
+        url: `${target.url}/v1/verify/check`,
+        method: 'POST',
+        headers,
+        amount: codes.length,
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(codes[checked++ % codes.length]) }) }],
+      });
+      // One user at a time: send, read the code from the sandbox, check it.
+      const flows: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const to = `+1415556${String(i).padStart(4, '0')}`;
+        const started = performance.now();
+        await (await fetch(`${target.url}/v1/verify/send`, { method: 'POST', headers, body: JSON.stringify({ to, channel: 'sms' }) })).arrayBuffer();
+        const { code } = (await (await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(to)}`, { headers })).json()) as { code: string };
+        const res = await fetch(`${target.url}/v1/verify/check`, { method: 'POST', headers, body: JSON.stringify({ to, code }) });
+        if (((await res.json()) as { status: string }).status !== 'approved') throw new Error('verify bench: the flow did not approve');
+        flows.push(performance.now() - started);
+      }
+      flows.sort((a, b) => a - b);
+      return [
+        row(`POST /v1/verify/send, ${SENDS} distinct numbers (lookup + fraud guard + code)`, sends, basePost),
+        row(`POST /v1/verify/check, right code (${codes.length} approvals)`, checks, basePost),
+        `| one user at a time: send + read code + check median ${flows[25].toFixed(1)} ms (p99 ${flows[49].toFixed(1)}) | | | | | |`,
+      ];
+    },
+  },
+  {
+    name: 'numbers',
+    // Searches draw candidates from the numbering plan and drop held numbers with one query, so hold some first.
+    async run(target, { load, baseGet, row }) {
+      const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+      const search = (path: string) => () => fetch(`${target.url}/v1/available-phone-numbers/${path}`, { headers });
+      const held = (await (await search('US/Local?area_code=415&page_size=300')()).json()) as { data: { phone_number: string }[] };
+      for (const n of held.data) {
+        const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body: JSON.stringify({ PhoneNumber: n.phone_number }) });
+        if (res.status !== 201) throw new Error(`numbers bench: provisioning answered ${res.status}`);
+      }
+      const searches = [
+        'US/Local?area_code=415',
+        'US/Local?in_region=CA&contains=77*&sms_enabled=true',
+        'US/Local?in_locality=Chicago&mms_enabled=true',
+        'DE/Local?sms_enabled=true',
+        'GB/Local?area_code=20&contains=7946',
+        'US/TollFree?area_code=888',
+      ];
+      const lines: string[] = [];
+      for (const path of searches) {
+        const { median, p99 } = await sequential(search(path), 200);
+        lines.push(`| one client at a time: GET .../${path} (50 results, ${held.data.length} numbers of 415 held) median ${median.toFixed(1)} ms (p99 ${p99.toFixed(1)}) | | | | | |`);
+      }
+      const loaded = await load({ url: `${target.url}/v1/available-phone-numbers/US/Local?area_code=415`, headers });
+      return [row('GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results)', loaded, baseGet), ...lines];
+    },
+  },
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

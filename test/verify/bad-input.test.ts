@@ -13,7 +13,7 @@ describe.each(ENGINES)('verify operations with bad input (%s)', (engine) => {
   afterAll(() => t.stop());
 
   async function post(path: string, body: Record<string, unknown>, encoding: 'json' | 'form' = 'json') {
-    const form = new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)]));
+    const form = new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]));
     return fetch(`${t.directUrl}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },

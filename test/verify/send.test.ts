@@ -108,7 +108,7 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     ['sms', '+15005550002', 'unreachable_destination'],
     ['voice', '+15005550006', 'busy'],
     ['voice', '+15005550007', 'no_answer'],
-  ] as const)('ends the verification failed when %s to %s cannot be delivered', async (channel, to) => {
+  ] as const)('ends the verification failed when %s to %s cannot be delivered (%s)', async (channel, to, _reason) => {
     const sent = await sendCode(account.client, { to, channel });
     expect(sent.status).toBe('pending');
     const failed = await waitForVerification(account.client, sent.sid, 'failed');
