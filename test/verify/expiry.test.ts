@@ -54,3 +54,21 @@ describe.each(ENGINES)('verification expiry (%s)', (engine) => {
     expect(row).toEqual({ status: 'expired', code_sealed: null });
   });
 });
+
+describe.each(ENGINES)('verification expiry across a restart (%s)', (engine) => {
+  it('expires a verification with the expiry job recorded before a restart', async () => {
+    const t = await startTestServer(engine, FAST_VERIFY);
+    const receiver = await startReceiver();
+    try {
+      const account = await t.newAccount();
+      await account.client.POST('/v1/account', { body: { verify_callback_url: receiver.url } });
+      const sent = await sendCode(account.client, { to: freshNumber(), channel: 'sms' });
+      await t.restart();
+      await timeTravelPastExpiry(t, sent.sid, { runExpiryJob: true });
+      await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid));
+    } finally {
+      await receiver.close();
+      await t.stop();
+    }
+  });
+});
