@@ -35,24 +35,62 @@ const MAX_MISSES = 3000;
 const CACHE_SIZE = 256;
 const entryCache = new Map<string, Entry[]>();
 
+/** A search's draws so far, kept so that repeating the search replays them instead of validating again. */
+interface Sequence {
+  drawn: AvailableNumber[];
+  source: Generator<AvailableNumber>;
+  done: boolean;
+}
+/** Numbers kept across all sequences (about 250 bytes each); the least recently used searches go first. */
+const MAX_KEPT = 200_000;
+const sequences = new Map<string, Sequence>();
+let kept = 0;
+
 /**
  * Draws available numbers for a search, lazily, in a deterministic order, without repeats.
  * The caller stops pulling once it has enough.
  */
 export async function drawNumbers(iso: string, type: SearchType, filters: SearchFilters): Promise<Iterable<AvailableNumber>> {
   const profile = COUNTRIES.get(iso)!;
-  const source = type === 'TollFree' ? profile.tollFreeFrom : profile.iso;
-  const ranges = await countryRanges(source);
-  return draw(ranges, type, filters);
+  const ranges = await countryRanges(type === 'TollFree' ? profile.tollFreeFrom : profile.iso);
+  const key = `${profile.iso}|${type}|${JSON.stringify(filters)}`;
+  let sequence = sequences.get(key);
+  if (sequence) sequences.delete(key);
+  else sequence = { drawn: [], source: draw(ranges, type, filters, key), done: false };
+  sequences.set(key, sequence);
+  for (const [oldest, old] of sequences) {
+    if (kept <= MAX_KEPT || oldest === key) break;
+    kept -= old.drawn.length;
+    sequences.delete(oldest);
+  }
+  return replay(sequence);
 }
 
-function* draw(ranges: CountryRanges, type: SearchType, filters: SearchFilters): Generator<AvailableNumber> {
+function* replay(sequence: Sequence): Generator<AvailableNumber> {
+  for (let i = 0; ; i++) {
+    if (i < sequence.drawn.length) {
+      yield sequence.drawn[i];
+      continue;
+    }
+    if (sequence.done) return;
+    const next = sequence.source.next();
+    if (next.done) {
+      sequence.done = true;
+      return;
+    }
+    sequence.drawn.push(next.value);
+    kept++;
+    yield next.value;
+  }
+}
+
+function* draw(ranges: CountryRanges, type: SearchType, filters: SearchFilters, seed: string): Generator<AvailableNumber> {
   const { profile, callingCode } = ranges;
   const pools = kindsFor(profile, type, filters)
     .map((kind) => ({ kind, entries: entriesFor(ranges, kind, filters) }))
     .filter((pool) => pool.entries.length > 0);
   if (pools.length === 0) return;
-  const random = seededRandom(`${profile.iso}|${type}|${JSON.stringify(filters)}`);
+  const random = seededRandom(seed);
   const seen = new Set<string>();
   for (let misses = 0; misses < MAX_MISSES; misses++) {
     // Geographic numbers three times as often as mobile ones where Local search offers both.

@@ -33,10 +33,10 @@ export class NumberService {
     if (!COUNTRIES.has(iso)) throw errors.notFound(`The inventory does not cover ${iso}; it covers ${SUPPORTED_COUNTRIES.join(', ')}.`);
     const draws = (await drawNumbers(iso, type, filters))[Symbol.iterator]();
     const found: AvailableNumber[] = [];
-    for (let exhausted = false; !exhausted && found.length < pageSize; ) {
+    // A quarter more than needed, so a few held numbers rarely cost a second query; twice as many each time after.
+    let want = Math.ceil(pageSize * 1.25) + 5;
+    for (let exhausted = false; !exhausted && found.length < pageSize; want *= 2) {
       const batch: AvailableNumber[] = [];
-      // A quarter more than needed, so a few held numbers rarely cost a second query.
-      const want = Math.ceil((pageSize - found.length) * 1.25) + 5;
       for (let next = draws.next(); ; next = draws.next()) {
         if (next.done) {
           exhausted = true;

@@ -36,7 +36,7 @@ export async function availableNumber(client: TelephonyClient, country = 'US', q
   return found[Math.floor(Math.random() * found.length)].phone_number;
 }
 
-const ADDRESSES: Record<string, { city: string; region: string; postal_code: string }> = {
+const ADDRESSES: Partial<Record<string, { city: string; region: string; postal_code: string }>> = {
   DE: { city: 'Berlin', region: 'Berlin', postal_code: '10117' },
   FR: { city: 'Paris', region: 'Île-de-France', postal_code: '75002' },
   AU: { city: 'Sydney', region: 'NSW', postal_code: '2000' },
