@@ -35,6 +35,16 @@ export class CodeKeeper {
     return [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64')).join('.');
   }
 
+  /** The sealed code, or null when there is none or it was sealed under another secret. */
+  tryUnseal(sid: string, sealed: string | null): string | null {
+    if (!sealed) return null;
+    try {
+      return this.unseal(sid, sealed);
+    } catch {
+      return null;
+    }
+  }
+
   unseal(sid: string, sealed: string): string {
     const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64'));
     const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);

@@ -87,10 +87,17 @@ export class VerificationService implements OtpReports {
       await this.enforceSendLimits(tx, accountSid, input.to, now);
 
       const sentAt = new Date(now).toISOString();
+      const kept = pending && this.codes.tryUnseal(pending.sid, pending.code_sealed);
+      if (pending && !kept) {
+        // Sealed under another SECRET_KEY: the code cannot be repeated, so that verification ends and a new one starts.
+        const canceled = await verifications.endPending(tx.db, pending.sid, { status: 'canceled', date_updated: sentAt });
+        if (canceled) await this.events.statusChanged(tx, canceled);
+        pending = undefined;
+      }
       let row: VerificationRow;
       let code: string;
-      if (pending) {
-        code = this.codes.unseal(pending.sid, pending.code_sealed!);
+      if (pending && kept) {
+        code = kept;
         const resent = await tx.db
           .updateTable('verifications')
           .set({ channel: input.channel, date_updated: sentAt })

@@ -66,3 +66,24 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
     expect(await tableText()).not.toContain(code);
   });
 });
+
+describe.each(ENGINES)('re-sending after the server secret changed (%s)', (engine) => {
+  it('ends the pending verification canceled and starts a new one, since its code can no longer be repeated', async () => {
+    const t = await startTestServer(engine, { ...FAST_VERIFY, SECRET_KEY: 'a'.repeat(40) });
+    try {
+      const account = await t.newAccount();
+      const to = freshNumber();
+      const first = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+      t.config.secretKey = 'b'.repeat(40);
+      await t.restart();
+      const second = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+      expect(second.response.status).toBe(201);
+      expect(second.data?.sid).not.toBe(first.data?.sid);
+      expect((await account.client.GET('/v1/verify/{sid}', { params: { path: { sid: first.data!.sid } } })).data?.status).toBe('canceled');
+      const { code } = await deliveredCode(account.client, to);
+      expect((await check(account.client, { to, code })).data?.status).toBe('approved');
+    } finally {
+      await t.stop();
+    }
+  });
+});
