@@ -1,5 +1,6 @@
 // The benchmark scenarios; each feature adds its own. A scenario gets a fresh server and prints table rows.
 import type autocannon from 'autocannon';
+import { messageScenarios } from './messages.js';
 
 export interface Target {
   url: string;
@@ -129,6 +130,7 @@ export const scenarios: Scenario[] = [
       return [row('GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results)', loaded, baseGet), ...lines];
     },
   },
+  ...messageScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

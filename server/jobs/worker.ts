@@ -34,7 +34,14 @@ export class JobWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private readonly onSignal = () => this.wake?.();
+  private pendingWake: NodeJS.Timeout | null = null;
+  // Coalesce a burst of enqueues (one per request under load) into one claim of a fuller batch.
+  private readonly onSignal = () => {
+    this.pendingWake ??= setTimeout(() => {
+      this.pendingWake = null;
+      this.wake?.();
+    }, 2);
+  };
 
   constructor(
     private readonly store: Store,
@@ -55,6 +62,7 @@ export class JobWorker {
   async stop(): Promise<void> {
     this.running = false;
     jobSignal.off('due', this.onSignal);
+    if (this.pendingWake) clearTimeout(this.pendingWake);
     this.wake?.();
     await this.loop;
   }

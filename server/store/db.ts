@@ -73,8 +73,32 @@ function openSqlite(dataDir: string): Store {
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return new Store(db, 'sqlite');
+}
+
+/**
+ * Kysely prepares every query anew; the same few hundred SQL texts repeat, so keep their prepared statements.
+ * Safe because better-sqlite3 runs one statement at a time and Kysely never streams from this driver here.
+ */
+function withStatementCache(file: SQLite.Database): SQLite.Database {
+  const statements = new Map<string, SQLite.Statement>();
+  return new Proxy(file, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') {
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (source: string) => {
+        let statement = statements.get(source);
+        if (!statement) {
+          statement = target.prepare(source);
+          if (statements.size < 2000) statements.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
 
 const INT8_OID = 20;

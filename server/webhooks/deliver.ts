@@ -27,7 +27,13 @@ export interface DeliverOptions {
   allowPrivate: boolean;
 }
 
-export function postWebhook(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult> {
+export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult> {
+  const first = await attempt(url, body, headers, options);
+  // A kept-alive connection the receiver closed while idle fails at once: that is not the receiver's answer.
+  return first.staleSocket ? attempt(url, body, headers, options) : first;
+}
+
+function attempt(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult & { staleSocket?: boolean }> {
   const started = Date.now();
   const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: Date.now() - started });
   const failed = (error: string, permanent = false) => done({ ok: false, status: null, body: '', contentType: '', error, permanent });
@@ -83,9 +89,10 @@ export function postWebhook(url: string, body: string, headers: Record<string, s
     // The socket timeout covers idle periods; this one bounds the whole attempt.
     const overall = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
-    req.on('error', (err) => {
+    req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(overall);
-      resolve(failed(err.message, err instanceof PrivateAddressError));
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      resolve({ ...failed(err.message, err instanceof PrivateAddressError), staleSocket: stale });
     });
     req.end(body);
   });

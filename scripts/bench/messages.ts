@@ -1,0 +1,122 @@
+// Bench scenarios of messages: POST /v1/messages under load, and the end-to-end pipeline (accepted → delivered,
+// every status callback received by a loopback receiver in this process).
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchTools, Scenario, Target } from './scenarios.js';
+
+const PIPELINE_SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 30);
+const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1000);
+
+/** Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has. */
+async function numberPool(target: Target, count: number): Promise<string[]> {
+  const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  const pool: string[] = [];
+  for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {
+    const found = (await (await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })).json()) as {
+      data: { phone_number: string }[];
+    };
+    for (const n of found.data) {
+      if (pool.length >= count) return pool;
+      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body: JSON.stringify({ PhoneNumber: n.phone_number }) });
+      if (res.status === 201) pool.push(n.phone_number);
+    }
+  }
+  if (pool.length < count) throw new Error(`messages bench: only ${pool.length} numbers provisioned`);
+  return pool;
+}
+
+interface Receiver {
+  url: string;
+  /** Callbacks per message sid, and when its last expected one arrived. */
+  seen: Map<string, { types: Set<string>; doneAt?: number }>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(expected: string[]): Promise<Receiver> {
+  const seen: Receiver['seen'] = new Map();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { sid: string } };
+      const entry = seen.get(event.data.sid) ?? { types: new Set<string>() };
+      entry.types.add(event.type);
+      if (!entry.doneAt && expected.every((t) => entry.types.has(t))) entry.doneAt = Date.now();
+      seen.set(event.data.sid, entry);
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function postThroughput(target: Target, { load, basePost, row }: BenchTools): Promise<string[]> {
+  const pool = await numberPool(target, 200);
+  let i = 0;
+  const figures = await load({
+    url: `${target.url}/v1/messages`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
+  });
+  return [row('POST /v1/messages (auth, validation, ownership check, insert + job)', figures, basePost)];
+}
+
+async function pipeline(target: Target): Promise<string[]> {
+  const pool = await numberPool(target, 200);
+  const expected = ['message.sending', 'message.sent', 'message.delivered'];
+  const receiver = await startReceiver(expected);
+  const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
+  const post = (from: string) =>
+    new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ from, to: '+14155550123', body: 'pipeline', status_callback: receiver.url });
+      const req = http.request(`${target.url}/v1/messages`, { method: 'POST', headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  // Offer PIPELINE_RATE messages per second for PIPELINE_SECONDS, in 10 ms ticks.
+  const started = Date.now();
+  let offered = 0;
+  let accepted = 0;
+  let refused = 0;
+  const inFlight = new Set<Promise<void>>();
+  while (Date.now() - started < PIPELINE_SECONDS * 1000) {
+    const due = Math.floor(((Date.now() - started) / 1000) * PIPELINE_RATE);
+    while (offered < due) {
+      const p = post(pool[offered++ % pool.length]).then((status) => void (status === 201 ? accepted++ : refused++));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const offerEnded = Date.now();
+  await Promise.all(inFlight);
+  const acceptEnded = Date.now();
+  const deadline = Date.now() + 120_000;
+  const done = () => [...receiver.seen.values()].filter((e) => e.doneAt).length;
+  while (done() < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const finishedAt = Math.max(...[...receiver.seen.values()].map((e) => e.doneAt ?? 0));
+  await receiver.close();
+  agent.destroy();
+  const completed = done();
+  const seconds = (finishedAt - started) / 1000;
+  const callbacks = [...receiver.seen.values()].reduce((n, e) => n + e.types.size, 0);
+  return [
+    `| end-to-end: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks) by ${seconds.toFixed(1)} s: **${(completed / seconds).toFixed(0)} msg/s** sustained (offer ended at ${((offerEnded - started) / 1000).toFixed(1)} s) | | | | | |`,
+  ];
+}
+
+export const messageScenarios: Scenario[] = [
+  { name: 'messages-post', run: postThroughput },
+  { name: 'messages-pipeline', run: (target) => pipeline(target) },
+];
