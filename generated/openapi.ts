@@ -1355,7 +1355,7 @@ export interface components {
             result: components["schemas"]["PhoneNumberLookup"] | (never | null);
             /** @description Why this number could not be looked up; null when `result` is set. */
             error: {
-                /** @description Stable snake_case code, `not_a_phone_number` (the input is not phone-number text) or `lookup_failed`. */
+                /** @description Stable snake_case code; `not_a_phone_number` when the input is not phone-number text. */
                 code: string;
                 message: string;
             } | null;
