@@ -423,8 +423,9 @@ export interface paths {
          *       must contain `{code}` (else `400 invalid_request`).
          *     - Sending again to the same number while a verification is pending re-sends the same code
          *       on the requested channel: the answer is that verification (same sid), with one more
-         *       entry in `send_code_attempts` (201 again). Its `valid_for`, `code_length`, `locale`
-         *       and expiry stay those of the first send.
+         *       entry in `send_code_attempts` and `channel` set to this send's (201 again). Its
+         *       `valid_for`, `code_length`, `locale`, `custom_message` and expiry stay those of the
+         *       first send.
          *     - More than 5 sends (first sends and re-sends) from your account to one number within
          *       10 minutes answers `429 max_send_attempts_reached`, with `Retry-After`.
          *     - Your account may send at most `VERIFY_MAX_SENDS_PER_HOUR` codes per hour (a server
