@@ -13,10 +13,10 @@ type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 const MIGRATIONS: [string, Up][] = [
   ['001_core', core.up],
   ['002_numbers', numbers.up],
-  ['006_verifications', verifications.up],
   ['003_numbers_lookups', numberLookups.up],
   ['004_messages', messages.up],
   ['005_lookup_signals', lookupSignals.up],
+  ['006_verifications', verifications.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
