@@ -6,6 +6,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationsFor } from './migrations/index.js';
+import { GroupCommit } from './group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -30,7 +31,11 @@ export class Store {
     readonly dialect: Dialect,
     /** PostgreSQL: the schema holding the tables, when one was chosen. */
     readonly schema?: string,
-  ) {}
+  ) {
+    this.grouped = dialect === 'sqlite' ? new GroupCommit(db) : null;
+  }
+
+  private readonly grouped: GroupCommit | null;
 
   static async open(options: StoreOptions): Promise<Store> {
     const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data');
@@ -50,6 +55,7 @@ export class Store {
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.grouped) return this.grouped.run(fn);
     const hooks: (() => void)[] = [];
     const result = await this.db.transaction().execute((trx) => fn({ db: trx, afterCommit: (h) => hooks.push(h) }));
     for (const hook of hooks) hook();

@@ -1,0 +1,79 @@
+// SQLite group commit: transactions that arrive while one is running join one physical transaction, each
+// inside its own savepoint (so each still commits or rolls back as a whole), and share its single COMMIT.
+// SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
+import { sql } from 'kysely';
+import type { Db, Tx } from './db.js';
+
+interface Pending {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** At most this many transactions share one commit, so none waits long behind a burst. */
+const MAX_GROUP = 128;
+
+export class GroupCommit {
+  private readonly queue: Pending[] = [];
+  private running = false;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      // Let the transactions that are ready in this turn of the event loop join the first group.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.queue.length) await this.group();
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async group(): Promise<void> {
+    const done: { item: Pending; result: unknown; hooks: (() => void)[] }[] = [];
+    let trx;
+    try {
+      trx = await this.db.startTransaction().execute();
+    } catch (err) {
+      for (const item of this.queue.splice(0)) item.reject(err);
+      return;
+    }
+    let current: Pending | null = null;
+    try {
+      for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
+        const item = (current = this.queue.shift()!);
+        const hooks: (() => void)[] = [];
+        await sql`savepoint grouped`.execute(trx);
+        try {
+          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook) });
+          await sql`release savepoint grouped`.execute(trx);
+          done.push({ item, result, hooks });
+        } catch (err) {
+          await sql`rollback to savepoint grouped`.execute(trx);
+          await sql`release savepoint grouped`.execute(trx);
+          item.reject(err);
+        }
+        current = null;
+      }
+      await trx.commit().execute();
+    } catch (err) {
+      // The physical transaction failed: none of the group is committed.
+      await trx.rollback().execute().catch(() => undefined);
+      current?.reject(err);
+      for (const { item } of done) item.reject(err);
+      return;
+    }
+    for (const { item, result, hooks } of done) {
+      for (const hook of hooks) hook();
+      item.resolve(result);
+    }
+  }
+}

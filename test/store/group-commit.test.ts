@@ -1,0 +1,67 @@
+// SQLite group commit: concurrent transactions share one commit, yet each still commits or rolls back as a whole.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../../server/store/db.js';
+
+describe('transactions grouped into one SQLite commit', () => {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  async function open() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'group-commit-'));
+    dirs.push(dir);
+    const store = await Store.open({ dataDir: dir });
+    stores.push(store);
+    return store;
+  }
+
+  it('keeps each transaction all-or-nothing, runs afterCommit only for committed ones, and returns each its result', async () => {
+    const store = await open();
+    await store.db.insertInto('server_settings').values({ name: 'taken', value: '0' }).execute();
+    const hooks: number[] = [];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.db.insertInto('server_settings').values({ name: `a${i}`, value: String(i) }).execute();
+          tx.afterCommit(() => hooks.push(i));
+          if (i % 3 === 0) {
+            await tx.db.insertInto('server_settings').values({ name: `b${i}`, value: 'x' }).execute();
+            throw new Error(`transaction ${i} fails`);
+          }
+          // A constraint violation fails this transaction only.
+          if (i % 3 === 1) await tx.db.insertInto('server_settings').values({ name: 'taken', value: 'dup' }).execute();
+          return i * 10;
+        }),
+      ),
+    );
+    const names = (await store.db.selectFrom('server_settings').select('name').execute()).map((r) => r.name).filter((n) => /^[ab]\d/.test(n));
+    const committed = [...Array(60).keys()].filter((i) => i % 3 === 2);
+    expect(names.sort()).toEqual(committed.map((i) => `a${i}`).sort());
+    expect(hooks.sort((a, b) => a - b)).toEqual(committed);
+    outcomes.forEach((o, i) => {
+      if (i % 3 === 2) expect(o).toEqual({ status: 'fulfilled', value: i * 10 });
+      else expect(o.status).toBe('rejected');
+    });
+  });
+
+  it('sees its own writes inside the transaction and nothing of a rolled-back one', async () => {
+    const store = await open();
+    const [, seen] = await Promise.allSettled([
+      store.transaction(async (tx) => {
+        await tx.db.insertInto('server_settings').values({ name: 'ghost', value: '1' }).execute();
+        throw new Error('rolled back');
+      }),
+      store.transaction(async (tx) => {
+        await tx.db.insertInto('server_settings').values({ name: 'mine', value: '2' }).execute();
+        return (await tx.db.selectFrom('server_settings').select('name').where('name', 'in', ['ghost', 'mine']).execute()).map((r) => r.name);
+      }),
+    ]);
+    expect(seen).toEqual({ status: 'fulfilled', value: ['mine'] });
+  });
+});
