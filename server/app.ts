@@ -75,7 +75,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);
-  const worker = new JobWorker(store, jobHandlers(services), logger, { pollMs: config.jobPollMs });
+  const worker = new JobWorker(store, jobHandlers(services), logger, { pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
   if (options.worker !== false) worker.start();
 
   const server: Server = await new Promise((resolve, reject) => {

@@ -15,6 +15,8 @@ export interface Config {
   validateResponses: boolean;
   /** How often an idle job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
+  /** How long a claimed job stays reserved for its worker; a job whose worker died runs again after it. */
+  jobLeaseMs: number;
   /** How long address verification takes: a fixed time, or business days (Monday to Friday, UTC). */
   addressVerificationDelay: VerificationDelay;
   /** Server secret used to key hashes of short secrets (OTP codes). */
@@ -128,6 +130,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     },
   },
   jobPollMs: { env: 'JOB_POLL_MS', description: 'Idle poll interval of the job worker (ms).', parse: integer('JOB_POLL_MS', 200, 5, 60_000) },
+  jobLeaseMs: {
+    env: 'JOB_LEASE_MS',
+    description: 'Lease of a claimed job (ms); must exceed the longest job (a webhook attempt times out after 10 s).',
+    parse: integer('JOB_LEASE_MS', 60_000, 15_000, 3_600_000),
+  },
   addressVerificationDelay: {
     env: 'ADDRESS_VERIFICATION_DELAY',
     description: 'Time until a submitted address is verified or rejected: 500ms, 5s, 10m, 2h, 1d, or 1bd (business days). Default 1bd with NODE_ENV=production, else 5s.',

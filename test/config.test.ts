@@ -29,6 +29,7 @@ describe('configuration from the environment', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
     ['NODE_ENV', 'staging', /NODE_ENV must be one of/],
     ['DATABASE_SCHEMA', 'Bad-Name', /DATABASE_SCHEMA must be a lowercase identifier/],
+    ['JOB_LEASE_MS', '1000', /JOB_LEASE_MS must be an integer from 15000/],
   ])('rejects %s=%s with a clear message', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
