@@ -47,6 +47,13 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
     await expectProblem(await fetch(`${t.url}/nothing-here`), 404, 'not_found');
   });
 
+  it('answers an empty trailing path parameter with a 400 naming it, not a 404', async () => {
+    const body = await expectProblem(await fetch(`${t.url}/v1/verify/`, { headers: auth() }), 400, 'invalid_request');
+    expect(body.errors).toEqual([{ field: 'sid', message: 'must not be empty' }]);
+    // A path whose parent is an operation of its own is that operation, not an empty parameter.
+    expect((await fetch(`${t.url}/v1/messages/`, { headers: auth() })).status).toBe(200);
+  });
+
   it('answers a wrong method with a 405 problem and an Allow header', async () => {
     const res = await fetch(`${t.url}/v1/messages`, { method: 'PUT', headers: { ...auth(), 'content-type': 'application/json' }, body: '{}' });
     await expectProblem(res, 405, 'method_not_allowed');

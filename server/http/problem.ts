@@ -1,6 +1,7 @@
 // The one error middleware: our own errors, then the validator's and body parser's, then anything unknown.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, errors, type FieldError } from '../errors.js';
+import { emptyTrailingParameter } from './spec.js';
 
 interface ValidatorError {
   status: number;
@@ -19,7 +20,7 @@ export function fieldName(path: string): string {
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
 }
 
-function fromValidator(err: ValidatorError): ApiError {
+function fromValidator(err: ValidatorError, req: Request): ApiError {
   switch (err.status) {
     case 400: {
       const fieldErrors: FieldError[] = (err.errors ?? []).map((e) => ({ field: fieldName(e.path), message: e.message }));
@@ -28,8 +29,10 @@ function fromValidator(err: ValidatorError): ApiError {
     }
     case 401:
       return errors.unauthorized();
-    case 404:
-      return errors.notFound('No such route.');
+    case 404: {
+      const field = emptyTrailingParameter(req.method, req.path);
+      return field ? errors.invalidField(field, 'must not be empty') : errors.notFound('No such route.');
+    }
     case 405:
       return errors.methodNotAllowed(err.headers?.Allow ?? err.headers?.allow ?? '');
     case 413:
@@ -79,7 +82,7 @@ export function problemMiddleware(err: unknown, req: Request, res: Response, nex
   if (res.headersSent) return next(err);
   let error: ApiError;
   if (err instanceof ApiError) error = err;
-  else if (isValidatorError(err)) error = fromValidator(err);
+  else if (isValidatorError(err)) error = fromValidator(err, req);
   else error = fromBodyParser(err) ?? errors.internal();
   if (error.status >= 500) req.log.error({ err, violations: isValidatorError(err) ? err.errors : undefined }, 'request failed');
   sendProblem(req, res, error);

@@ -92,3 +92,22 @@ export function findOperation(method: string, path: string): OperationInfo | und
   }
   return undefined;
 }
+
+/**
+ * The name of the path parameter left empty in `path`, when `path` is an operation's path with its last
+ * parameter blank (`/v1/lookups/phone-numbers/`) and no operation of its own. Such a request is a client
+ * mistake about that parameter (400), not a request for a missing resource (404).
+ */
+export function emptyTrailingParameter(method: string, path: string): string | undefined {
+  if (findOperation(method, path)) return undefined;
+  const parent = path.replace(/\/+$/, '');
+  const m = method.toLowerCase();
+  for (const op of loadSpec().operations) {
+    const last = /\/\{([^}]+)\}$/.exec(op.path);
+    if (op.method !== m || !last) continue;
+    const parentPattern = op.path.slice(0, last.index);
+    const re = new RegExp('^' + parentPattern.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+    if (re.test(parent)) return last[1];
+  }
+  return undefined;
+}

@@ -33,10 +33,12 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} with bad input (%
     expect(new Set(problem.errors.map((e: any) => e.field))).toEqual(new Set([field]));
   });
 
-  it('answers 404 for an empty number: the URL then names no resource', async () => {
+  it('answers 400 naming number for an empty number', async () => {
     const res = await get('');
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as any).code).toBe('not_found');
+    expect(res.status).toBe(400);
+    const problem = (await res.json()) as any;
+    expect(problem.code).toBe('invalid_request');
+    expect(problem.errors).toEqual([{ field: 'number', message: 'must not be empty' }]);
   });
 
   it('answers 401 without an API key', async () => {
