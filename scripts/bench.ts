@@ -19,7 +19,7 @@ const hasTaskset = (() => {
 async function launch(kind: 'bare' | 'api'): Promise<{ target: Target; child: ChildProcess }> {
   const script = path.join(import.meta.dirname, 'bench/target.ts');
   // The server gets core 0, this process (the load) core 1, so they do not fight for one core.
-  const child = fork(script, [kind], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, [kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
   const target = await new Promise<Target>((resolve) => child.once('message', (m) => resolve(m as Target)));
   return { target, child };

@@ -22,8 +22,16 @@ export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const inbound = req.get('x-request-id');
     req.id = inbound && INBOUND_ID.test(inbound) ? inbound : randomUUID();
-    req.log = logger.child({ request_id: req.id });
+    // The child logger is made on first use: most requests never log anything but their closing line.
+    let log: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: true,
+      get: () => (log ??= logger.child({ request_id: req.id })),
+      set: (value: Logger) => void (log = value),
+    });
     res.setHeader('X-Request-Id', req.id);
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
