@@ -19,7 +19,6 @@ import { errors } from './errors.js';
 import { createMetrics } from './system/metrics.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
-import { memoizeValidatorRouteMatching } from './http/validator-route-cache.js';
 
 export const BODY_LIMIT = '1mb';
 
@@ -30,7 +29,6 @@ export function createApp(services: Services): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   const metrics = createMetrics();
-  memoizeValidatorRouteMatching();
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
