@@ -11,7 +11,7 @@ import {
 } from 'libphonenumber-js/max';
 import type { components } from '../../generated/openapi.js';
 import { errors } from '../errors.js';
-import type { NumberParts } from './geo-carrier.js';
+import type { NumberParts } from '../phone-data/geo-carrier.js';
 
 export type LineType = components['schemas']['LineType'];
 export type ValidationError = components['schemas']['PhoneNumberLookup']['validation_errors'][number];

@@ -4,7 +4,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
 import { classifyNumber, isPhoneNumberText, parseCountry, type ClassifiedNumber } from './classify.js';
-import { describe } from './geo-carrier.js';
+import { describe } from '../phone-data/geo-carrier.js';
 import { gatherPlatformSignals } from './signals.js';
 import { NOTHING_SEEN, scoreSpam } from './spam-score.js';
 

@@ -1,7 +1,7 @@
 import { describe as suite, expect, it } from 'vitest';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { carrier, geocoder } from 'libphonenumber-geo-carrier';
-import { describe } from '../../server/lookups/geo-carrier.js';
+import { describe } from '../../server/phone-data/geo-carrier.js';
 
 // Our cached reader must answer exactly what the library's own functions answer for the same data.
 const NUMBERS = [
