@@ -8,6 +8,7 @@ import { Store, dropPostgresSchema } from '../server/store/db.js';
 import { claimJobs, enqueueJob } from '../server/jobs/queue.js';
 import { JobWorker, RetryLater, type JobHandler } from '../server/jobs/worker.js';
 import { ENGINES, type Engine } from './support/server.js';
+import { waitUntil } from './support/wait.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -29,14 +30,6 @@ function freshDatabase(engine: Engine) {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe.each(ENGINES)('durable jobs (%s)', (engine) => {
@@ -67,7 +60,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     const second = await db.open();
     const seen: string[] = [];
     worker(second, { greet: async (job) => void seen.push(job.payload.name) });
-    await waitFor(() => seen.length === 1);
+    await waitUntil(async () => seen.length === 1);
     expect(seen).toEqual(['before restart']);
     expect(await second.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   });
@@ -91,7 +84,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     const runAt = new Date(Date.now() + 300);
     await store.transaction((tx) => enqueueJob(tx, 'later', {}, { runAt }));
     worker(store, { later: async () => void ranAt.push(Date.now()) });
-    await waitFor(() => ranAt.length === 1);
+    await waitUntil(async () => ranAt.length === 1);
     expect(ranAt[0]).toBeGreaterThanOrEqual(runAt.getTime());
   });
 
@@ -113,7 +106,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
         running--;
       },
     });
-    await waitFor(() => order.length === 20);
+    await waitUntil(async () => order.length === 20);
     expect(order).toEqual([...Array(20).keys()]);
     expect(maxRunning).toBe(1);
   });
@@ -136,7 +129,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
         throw new RetryLater(10, 'always fails');
       },
     });
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const rows = await store.db.selectFrom('jobs').selectAll().execute();
       return flakyCalls === 3 && rows.length === 1 && rows[0].dead === 1;
     });
@@ -153,7 +146,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200)).toHaveLength(1);
     const seen: number[] = [];
     worker(store, { orphan: async (job) => void seen.push(job.attempts) });
-    await waitFor(() => seen.length === 1);
+    await waitUntil(async () => seen.length === 1);
     expect(seen).toEqual([2]);
   });
 
@@ -170,7 +163,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     };
     const wa = worker(a, { count: handler('a') });
     const wb = worker(b, { count: handler('b') });
-    await waitFor(async () => Number((await a.db.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === 0, 30_000);
+    await waitUntil(async () => Number((await a.db.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === 0, 30_000);
     await Promise.all([wa.stop(), wb.stop()]);
     expect(runs.size).toBe(1000);
     expect([...runs.values()].every((who) => who.length === 1)).toBe(true);

@@ -1,8 +1,9 @@
 // The addresses API: submitted pending, settled by the verification job, listed, fetched and deleted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import { FAST_VERIFICATION, availableNumber, eventually, settledAddress, submitAddress } from '../numbers/fixtures.js';
+import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } from '../numbers/fixtures.js';
 
 describe.each(ENGINES)('addresses (%s)', (engine) => {
   let t: TestServer;
@@ -28,7 +29,7 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
       rejection_reason: null,
     });
     expect(data!.sid).toMatch(/^AD[0-9a-f]{32}$/);
-    const settled = await eventually(async () => {
+    const settled = await waitUntil(async () => {
       const fetched = (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: data!.sid } } })).data!;
       return fetched.status === 'pending' ? undefined : fetched;
     });
@@ -128,7 +129,7 @@ describe.each(ENGINES)('address verification is durable (%s)', (engine) => {
       const delay = new Date(job.run_at).getTime() - new Date(address.date_created).getTime();
       expect(delay).toBe(1000);
       await t.restart();
-      const settled = await eventually(async () => {
+      const settled = await waitUntil(async () => {
         const fetched = (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).data!;
         return fetched.status === 'pending' ? undefined : fetched;
       });

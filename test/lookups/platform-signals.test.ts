@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { FAST_PIPELINE, waitUntil } from '../support/messaging.js';
+import { FAST_PIPELINE } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 
 // The spam score follows what the platform sees of a number, with traffic made through the API only.
 describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {

@@ -11,7 +11,7 @@ import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { ROOT } from '../support/run.js';
-import { waitUntil } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
-import { FAST_PIPELINE, waitForStatus, waitUntil } from '../support/messaging.js';
+import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('inbound messages (%s)', (engine) => {

@@ -4,6 +4,7 @@ import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -111,11 +112,8 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
 });
 
 async function waitForStatusIn(account: TestAccount, sid: string, statuses: string[]) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return waitUntil(async () => {
     const { data } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid } } });
-    if (data && statuses.includes(data.status)) return data;
-    if (Date.now() > deadline) throw new Error(`message ${sid} still ${data?.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return data && statuses.includes(data.status) ? data : undefined;
+  }, 20_000, `message ${sid} to be ${statuses.join(' or ')}`);
 }

@@ -1,19 +1,9 @@
 // Shared steps of the phone-number and address tests: find an available number, get a verified address, wait.
 import { expect } from 'vitest';
 import type { TelephonyClient, components } from '../../client/index.js';
+import { waitUntil } from '../support/wait.js';
 
 export type AvailablePhoneNumber = components['schemas']['AvailablePhoneNumber'];
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let wait = 20; ; wait = Math.min(wait * 2, 250)) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, wait));
-  }
-}
 
 type SearchQuery = { area_code?: string; contains?: string; sms_enabled?: boolean; mms_enabled?: boolean; in_region?: string; in_locality?: string; page_size?: number };
 
@@ -55,7 +45,7 @@ export async function submitAddress(client: TelephonyClient, iso_country: string
 /** Submits an address and waits for the verification job to settle it (the server runs with a short delay). */
 export async function settledAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
   const created = await submitAddress(client, iso_country, overrides);
-  return eventually(
+  return waitUntil(
     async () => {
       const { data } = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } });
       return data && data.status !== 'pending' ? data : undefined;

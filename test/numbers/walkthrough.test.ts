@@ -1,8 +1,9 @@
 // The README's "Phone numbers" walkthrough, run as written against a real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import { FAST_VERIFICATION, eventually } from './fixtures.js';
+import { FAST_VERIFICATION } from './fixtures.js';
 
 describe.each(ENGINES)('the phone numbers walkthrough (%s)', (engine) => {
   let t: TestServer;
@@ -41,7 +42,7 @@ describe.each(ENGINES)('the phone numbers walkthrough (%s)', (engine) => {
     const { data: address } = await api.POST('/v1/addresses', {
       body: { customer_name: 'Example GmbH', street: 'Friedrichstraße 123', city: 'Berlin', region: 'Berlin', postal_code: '10117', iso_country: 'DE' },
     });
-    await eventually(async () => ((await api.GET('/v1/addresses/{sid}', { params: { path: { sid: address!.sid } } })).data!.status === 'verified' ? true : undefined));
+    await waitUntil(async () => ((await api.GET('/v1/addresses/{sid}', { params: { path: { sid: address!.sid } } })).data!.status === 'verified' ? true : undefined));
     const { data: found } = await api.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'DE' }, query: { area_code: '30', page_size: 1 } } });
     const { data, response } = await api.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: found!.data[0].phone_number, AddressSid: address!.sid } });
     expect(response.status).toBe(201);

@@ -1,5 +1,6 @@
 // Shared by message, webhook and idempotency tests: a fast sandbox network and polling helpers.
 import type { TelephonyClient } from '../../client/index.js';
+import { waitUntil } from './wait.js';
 
 /** Sandbox delays of a few tens of milliseconds and a fast webhook retry schedule. */
 export const FAST_PIPELINE: Record<string, string> = {
@@ -12,17 +13,6 @@ export const FAST_PIPELINE: Record<string, string> = {
   WEBHOOK_RETRY_MAX_MS: '200',
   WEBHOOK_TIMEOUT_MS: '2000',
 };
-
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    // A request may meet a keep-alive connection that a server restart closed: try again.
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Polls GET /v1/messages/{sid} until the message reaches `status`. */
 export async function waitForStatus(client: TelephonyClient, sid: string, status: string, timeoutMs = 20_000) {

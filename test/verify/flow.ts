@@ -1,6 +1,7 @@
 // Shared by the verification tests: a fast sandbox network, and the steps of a verification over HTTP.
 import type { TelephonyClient, components } from '../../client/index.js';
 import type { TestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 
 export type Verification = components['schemas']['Verification'];
 
@@ -38,13 +39,10 @@ export async function check(client: TelephonyClient, body: components['schemas']
 }
 
 export async function waitForVerification(client: TelephonyClient, sid: string, status: Verification['status'], timeoutMs = 20_000): Promise<Verification> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  return waitUntil(async () => {
     const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
-    if (data?.status === status) return data;
-    if (Date.now() > deadline) throw new Error(`verification ${sid} is ${data?.status}, not ${status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return data?.status === status ? data : undefined;
+  }, timeoutMs, `verification ${sid} to be ${status}`);
 }
 
 /** Moves a verification's expiry into the past, as if `valid_for` had passed (optionally its expiry job too). */

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../server/webhooks/address-guard.js';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
-import { FAST_PIPELINE, waitForStatus, waitUntil } from '../support/messaging.js';
+import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { loadConfig } from '../../server/config.js';
 

@@ -3,7 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
-import { FAST_PIPELINE, waitForStatus, waitUntil } from '../support/messaging.js';
+import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { waitUntil } from '../support/wait.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 import { freePort } from '../support/prism.js';
 
