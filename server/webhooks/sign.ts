@@ -1,8 +1,9 @@
 // Standard Webhooks signatures: base64 HMAC-SHA256 of "id.timestamp.body" keyed by the whsec_ secret's bytes.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { timeOrderedHex } from '../ids.js';
 
 export function newWebhookId(): string {
-  return `msg_${randomBytes(16).toString('hex')}`;
+  return `msg_${timeOrderedHex()}`;
 }
 
 export function signatureFor(secret: string, id: string, timestampSeconds: number, body: string): string {
