@@ -1,36 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store, dropPostgresSchema } from '../server/store/db.js';
+import type { Store } from '../server/store/db.js';
 import { claimJobs, enqueueJob } from '../server/jobs/queue.js';
 import { JobWorker, RetryLater, type JobHandler } from '../server/jobs/worker.js';
-import { ENGINES, type Engine } from './support/server.js';
+import { ENGINES } from './support/server.js';
+import { freshDatabase } from './support/database.js';
 import { waitUntil } from './support/wait.js';
 
 const logger = pino({ level: 'silent' });
-
-/** A fresh database for one test; `open()` may be called again to reopen the same one (a restart). */
-function freshDatabase(engine: Engine) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'jobs-test-'));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const url = process.env.TEST_DATABASE_URL ?? null;
-  const opened: Store[] = [];
-  return {
-    async open() {
-      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema } : { dataDir });
-      opened.push(store);
-      return store;
-    },
-    async dispose() {
-      await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
-      if (engine === 'postgres') await dropPostgresSchema(url!, schema);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 describe.each(ENGINES)('durable jobs (%s)', (engine) => {
   const cleanups: (() => Promise<void>)[] = [];

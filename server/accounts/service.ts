@@ -4,6 +4,17 @@ import type { AccountRow } from '../store/schema.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
+import { prepared } from '../store/prepared.js';
+
+/** Runs on every API request. */
+const accountByKeyHash = prepared((db, keyHash: string) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
+    .select(['accounts.sid', 'accounts.name', 'accounts.webhook_secret'])
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.date_revoked', 'is', null),
+);
 
 export type Account = Pick<AccountRow, 'sid' | 'name' | 'webhook_secret'>;
 
@@ -51,13 +62,7 @@ export class AccountService {
   }
 
   async findByApiKey(apiKey: string): Promise<Account | undefined> {
-    return this.store.db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
-      .select(['accounts.sid', 'accounts.name', 'accounts.webhook_secret'])
-      .where('api_keys.key_hash', '=', hashApiKey(apiKey))
-      .where('api_keys.date_revoked', 'is', null)
-      .executeTakeFirst();
+    return accountByKeyHash.first(this.store.db, hashApiKey(apiKey));
   }
 
   async listAccounts() {

@@ -9,6 +9,18 @@ import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, O
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { SandboxOtp } from './sandbox-otp.js';
+import { prepared } from '../store/prepared.js';
+
+const addSlotRow = prepared((db, from: string) =>
+  db
+    .insertInto('carrier_send_slots')
+    .values({ from_number: from, next_at: '' })
+    .onConflict((oc) => oc.column('from_number').doNothing()),
+);
+const slotOf = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from));
+const slotForUpdate = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate());
+const moveSlot = prepared((db, from: string, nextAt: string) => db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from));
+const platformNumber = prepared((db, phoneNumber: string) => db.selectFrom('incoming_numbers').select('sid').where('phone_number', '=', phoneNumber));
 
 export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
 
@@ -46,21 +58,13 @@ export class SandboxCarrier implements Carrier {
 
   async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
     const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
-    await tx.db
-      .insertInto('carrier_send_slots')
-      .values({ from_number: from, next_at: '' })
-      .onConflict((oc) => oc.column('from_number').doNothing())
-      .execute();
-    let query = tx.db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from);
-    if (this.dialect === 'postgres') query = query.forUpdate();
-    const row = await query.executeTakeFirstOrThrow();
+    await addSlotRow.run(tx.db, from);
+    // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
+    const row = await (this.dialect === 'postgres' ? slotForUpdate : slotOf).first(tx.db, from);
+    if (!row) throw new Error(`no send slot row for ${from}`);
     const slot = Math.max(Date.now(), row.next_at ? Date.parse(row.next_at) : 0);
     if (slot > notAfter.getTime()) return null;
-    await tx.db
-      .updateTable('carrier_send_slots')
-      .set({ next_at: new Date(slot + intervalMs).toISOString() })
-      .where('from_number', '=', from)
-      .execute();
+    await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
     return new Date(slot);
   }
 
@@ -116,6 +120,5 @@ export class SandboxCarrier implements Carrier {
 }
 
 async function heldOnPlatform(tx: Tx, number: string): Promise<boolean> {
-  const row = await tx.db.selectFrom('incoming_numbers').select('sid').where('phone_number', '=', number).executeTakeFirst();
-  return Boolean(row);
+  return Boolean(await platformNumber.first(tx.db, number));
 }

@@ -1,8 +1,9 @@
 // The durable job table: enqueue inside the caller's transaction, claim with a lease, finish or retry.
 import { EventEmitter } from 'node:events';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
 
 export interface Job<P = unknown> {
   id: number;
@@ -25,22 +26,25 @@ export interface EnqueueOptions {
 export const jobSignal = new EventEmitter();
 jobSignal.setMaxListeners(0);
 
+const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
+const deleteJob = prepared((db, id: number, workerId: string) => db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId));
+const releaseJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
+  db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId),
+);
+
 export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
   const runAt = options.runAt ?? new Date();
-  await tx.db
-    .insertInto('jobs')
-    .values({
-      kind,
-      payload: JSON.stringify(payload),
-      run_at: runAt.toISOString(),
-      max_attempts: options.maxAttempts ?? 10,
-      ordering_key: options.orderingKey ?? null,
-      locked_by: null,
-      locked_until: null,
-      last_error: null,
-      date_created: new Date().toISOString(),
-    })
-    .execute();
+  await insertJob.run(tx.db, {
+    kind,
+    payload: JSON.stringify(payload),
+    run_at: runAt.toISOString(),
+    max_attempts: options.maxAttempts ?? 10,
+    ordering_key: options.orderingKey ?? null,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    date_created: new Date().toISOString(),
+  });
   if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
 }
 
@@ -81,23 +85,17 @@ export async function claimJobs(db: Db, dialect: Dialect, workerId: string, limi
 
 /** Removes a finished job; only the worker holding it can. Returns false when the lease was lost. */
 export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): Promise<boolean> {
-  const result = await db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', workerId).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+  return (await deleteJob.run(db, job.id, workerId)) === 1;
 }
 
 /** Schedules another attempt, or marks the job dead once it has used every attempt. */
 export async function retryJob(db: Db, job: Job, workerId: string, error: string, delayMs: number): Promise<void> {
   const dead = job.attempts >= job.maxAttempts;
-  await db
-    .updateTable('jobs')
-    .set({
-      run_at: new Date(Date.now() + delayMs).toISOString(),
-      locked_by: null,
-      locked_until: null,
-      last_error: error.slice(0, 2000),
-      dead: dead ? 1 : 0,
-    })
-    .where('id', '=', job.id)
-    .where('locked_by', '=', workerId)
-    .execute();
+  await releaseJob.run(db, job.id, workerId, {
+    run_at: new Date(Date.now() + delayMs).toISOString(),
+    locked_by: null,
+    locked_until: null,
+    last_error: error.slice(0, 2000),
+    dead: dead ? 1 : 0,
+  });
 }

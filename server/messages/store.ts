@@ -4,6 +4,7 @@ import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { prepared } from '../store/prepared.js';
 
 type Conn = Db | Tx['db'];
 
@@ -18,16 +19,32 @@ export interface MessageFilters {
   createdBefore?: string;
 }
 
+type Change = Updateable<MessageRow> & { status: MessageStatus; date_updated: string };
+
+// The statements of the message pipeline, compiled once (see store/prepared.ts).
+const insertRow = prepared((db, row: MessageRow) => db.insertInto('messages').values(row));
+const selectOwned = prepared((db, accountSid: string, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid));
+const selectBySid = prepared((db, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid));
+const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
+  db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).returningAll(),
+);
+const updateScheduledIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
+  db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).where('send_at', '>', sendAtAfter).returningAll(),
+);
+const selectIncomingNumber = prepared((db, phoneNumber: string) =>
+  db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber),
+);
+
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {
-  await db.insertInto('messages').values(row).execute();
+  await insertRow.run(db, row);
 }
 
 export function findMessage(db: Conn, accountSid: string, sid: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+  return selectOwned.first(db, accountSid, sid);
 }
 
 export function messageBySid(db: Conn, sid: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('sid', '=', sid).executeTakeFirst();
+  return selectBySid.first(db, sid);
 }
 
 /** Moves a message to a new status only if it is in one of `from`; returns the updated row, or undefined. */
@@ -35,12 +52,10 @@ export function transition(
   db: Conn,
   sid: string,
   from: readonly MessageStatus[],
-  set: Updateable<MessageRow> & { status: MessageStatus; date_updated: string },
+  set: Change,
   extra?: { sendAtAfter?: string },
 ): Promise<MessageRow | undefined> {
-  let query = db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from);
-  if (extra?.sendAtAfter) query = query.where('send_at', '>', extra.sendAtAfter);
-  return query.returningAll().executeTakeFirst();
+  return extra?.sendAtAfter ? updateScheduledIn.first(db, sid, from, set, extra.sendAtAfter) : updateIn.first(db, sid, from, set);
 }
 
 export async function deleteMessage(db: Conn, accountSid: string, sid: string, statuses: readonly MessageStatus[]): Promise<boolean> {
@@ -61,5 +76,5 @@ export function listMessages(db: Db, accountSid: string, filters: MessageFilters
 
 /** The platform record of a number: who holds it and where its inbound webhooks go. */
 export function incomingNumber(db: Conn, phoneNumber: string): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
-  return db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber).executeTakeFirst();
+  return selectIncomingNumber.first(db, phoneNumber);
 }

@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction
 import type { Database } from './schema.js';
 import { migrationsFor } from './migrations/index.js';
 import { GroupCommit } from './group-commit.js';
+import { registerConnection } from './prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -32,6 +33,7 @@ export class Store {
     /** PostgreSQL: the schema holding the tables, when one was chosen. */
     readonly schema?: string,
   ) {
+    registerConnection(db, dialect);
     this.grouped = dialect === 'sqlite' ? new GroupCommit(db) : null;
   }
 
@@ -57,7 +59,10 @@ export class Store {
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.grouped) return this.grouped.run(fn);
     const hooks: (() => void)[] = [];
-    const result = await this.db.transaction().execute((trx) => fn({ db: trx, afterCommit: (h) => hooks.push(h) }));
+    const result = await this.db.transaction().execute((trx) => {
+      registerConnection(trx, this.dialect);
+      return fn({ db: trx, afterCommit: (h) => hooks.push(h) });
+    });
     for (const hook of hooks) hook();
     return result;
   }

@@ -1,14 +1,19 @@
 // SQLite group commit: transactions that arrive while one is running join one physical transaction, each
 // inside its own savepoint (so each still commits or rolls back as a whole), and share its single COMMIT.
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db, Tx } from './db.js';
+import { registerConnection } from './prepared.js';
 
 interface Pending {
   fn: (tx: Tx) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
+
+const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
+const RELEASE = CompiledQuery.raw('release savepoint grouped');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
 
 /** At most this many transactions share one commit, so none waits long behind a burst. */
 const MAX_GROUP = 128;
@@ -42,6 +47,7 @@ export class GroupCommit {
     let trx;
     try {
       trx = await this.db.startTransaction().execute();
+      registerConnection(trx, 'sqlite');
     } catch (err) {
       for (const item of this.queue.splice(0)) item.reject(err);
       return;
@@ -51,14 +57,14 @@ export class GroupCommit {
       for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
-        await sql`savepoint grouped`.execute(trx);
+        await trx.executeQuery(SAVEPOINT);
         try {
           const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook) });
-          await sql`release savepoint grouped`.execute(trx);
+          await trx.executeQuery(RELEASE);
           done.push({ item, result, hooks });
         } catch (err) {
-          await sql`rollback to savepoint grouped`.execute(trx);
-          await sql`release savepoint grouped`.execute(trx);
+          await trx.executeQuery(ROLLBACK_TO);
+          await trx.executeQuery(RELEASE);
           item.reject(err);
         }
         current = null;

@@ -10,6 +10,22 @@ import { RetryLater, type JobContext, type JobHandler } from '../jobs/worker.js'
 import { nowIso } from '../clock.js';
 import { newWebhookId, signedHeaders } from './sign.js';
 import { postWebhook } from './deliver.js';
+import { prepared } from '../store/prepared.js';
+import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
+
+const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
+const eventToDeliver = prepared((db, id: string) =>
+  db
+    .selectFrom('webhook_events')
+    .innerJoin('accounts', 'accounts.sid', 'webhook_events.account_sid')
+    .select(['webhook_events.url', 'webhook_events.payload', 'webhook_events.status', 'webhook_events.attempts', 'webhook_events.on_response', 'webhook_events.type'])
+    .select('accounts.webhook_secret')
+    .where('webhook_events.id', '=', id),
+);
+const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
+const recordAttempt = prepared((db, id: string, attempts: number, status: WebhookEventRow['status'], now: string) =>
+  db.updateTable('webhook_events').set({ attempts, status, date_updated: now }).where('id', '=', id),
+);
 
 export const WEBHOOK_JOB = 'webhook.deliver';
 
@@ -55,22 +71,19 @@ export class WebhookService {
   async enqueue(tx: Tx, request: WebhookRequest): Promise<string> {
     const id = newWebhookId();
     const now = nowIso();
-    await tx.db
-      .insertInto('webhook_events')
-      .values({
-        id,
-        account_sid: request.accountSid,
-        resource_sid: request.resourceSid,
-        type: request.type,
-        url: request.url,
-        payload: JSON.stringify({ type: request.type, timestamp: now, data: request.data }),
-        status: 'pending',
-        attempts: 0,
-        on_response: request.onResponse ? JSON.stringify(request.onResponse) : null,
-        date_created: now,
-        date_updated: now,
-      })
-      .execute();
+    await insertEvent.run(tx.db, {
+      id,
+      account_sid: request.accountSid,
+      resource_sid: request.resourceSid,
+      type: request.type,
+      url: request.url,
+      payload: JSON.stringify({ type: request.type, timestamp: now, data: request.data }),
+      status: 'pending',
+      attempts: 0,
+      on_response: request.onResponse ? JSON.stringify(request.onResponse) : null,
+      date_created: now,
+      date_updated: now,
+    });
     // The job's own attempt limit only backs up the event's: a crash mid-attempt costs a job attempt too.
     await enqueueJob(tx, WEBHOOK_JOB, { id }, { orderingKey: `webhook:${request.resourceSid}`, maxAttempts: this.config.webhookMaxAttempts + 10 });
     return id;
@@ -87,13 +100,7 @@ export class WebhookService {
   }
 
   private async deliver(id: string, ctx: JobContext): Promise<void> {
-    const event = await this.store.db
-      .selectFrom('webhook_events')
-      .innerJoin('accounts', 'accounts.sid', 'webhook_events.account_sid')
-      .select(['webhook_events.url', 'webhook_events.payload', 'webhook_events.status', 'webhook_events.attempts', 'webhook_events.on_response', 'webhook_events.type'])
-      .select('accounts.webhook_secret')
-      .where('webhook_events.id', '=', id)
-      .executeTakeFirst();
+    const event = await eventToDeliver.first(this.store.db, id);
     if (!event || event.status !== 'pending') return;
 
     const attempt = event.attempts + 1;
@@ -104,15 +111,8 @@ export class WebhookService {
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
     const now = nowIso();
     await this.store.transaction(async (tx) => {
-      await tx.db
-        .insertInto('webhook_attempts')
-        .values({ event_id: id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error })
-        .execute();
-      await tx.db
-        .updateTable('webhook_events')
-        .set({ attempts: attempt, status: result.ok ? 'delivered' : giveUp ? 'failed' : 'pending', date_updated: now })
-        .where('id', '=', id)
-        .execute();
+      await insertAttempt.run(tx.db, { event_id: id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
+      await recordAttempt.run(tx.db, id, attempt, result.ok ? 'delivered' : giveUp ? 'failed' : 'pending', now);
       if (result.ok && event.on_response) await this.runResponseHandler(tx, id, event.on_response, result);
       if (result.ok || giveUp) await ctx.finishIn(tx);
     });

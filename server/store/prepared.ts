@@ -1,0 +1,114 @@
+// Queries of the hot paths, built with Kysely once per shape and engine instead of on every call.
+//
+// Building and compiling a Kysely query costs more than SQLite takes to run a simple one (about a sixth of the
+// server's time under the message load). `prepared(build)` calls `build` once with placeholder arguments,
+// compiles it, and remembers where each argument went among the SQL parameters; later calls only fill them in.
+//
+// Arguments may be scalars, arrays (an `in (...)` list) or plain objects (a row for `values`, a change for
+// `set`); the shape (array lengths, which object keys are present and defined) selects the compiled form, so an
+// object with another set of columns gets its own. `build` must use each argument only as a value, never to
+// decide the query's structure from its contents (no `if (arg === ...)` inside it).
+import type { Compilable, CompiledQuery, Transaction } from 'kysely';
+import type { Db, Dialect } from './db.js';
+import type { Database } from './schema.js';
+
+type Conn = Db | Transaction<Database>;
+
+const dialects = new WeakMap<object, Dialect>();
+
+/** The store tells which engine a connection (the root or one of its transactions) speaks. */
+export function registerConnection(conn: object, dialect: Dialect): void {
+  dialects.set(conn, dialect);
+}
+
+/** Where a compiled parameter comes from: an argument, a member of an argument, or a constant of the query. */
+type Slot = { arg: number; key?: string | number } | { value: unknown };
+
+interface Compiled {
+  query: CompiledQuery;
+  slots: Slot[];
+}
+
+const PLACEHOLDER = /^\u0000(\d+)(?:\.(.+))?\u0000$/;
+
+export interface Prepared<A extends unknown[], R> {
+  all(conn: Conn, ...args: A): Promise<R[]>;
+  first(conn: Conn, ...args: A): Promise<R | undefined>;
+  /** Runs it and returns the number of rows it changed (or returned). */
+  run(conn: Conn, ...args: A): Promise<number>;
+}
+
+export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): Prepared<A, R> {
+  const cache = new Map<string, Compiled>();
+
+  function compiled(conn: Conn, args: A): Compiled {
+    const dialect = dialects.get(conn);
+    if (!dialect) throw new Error('prepared: a connection the store did not register');
+    const key = dialect + shapeOf(args);
+    let entry = cache.get(key);
+    if (!entry) {
+      entry = compile(conn as Db, build, args);
+      cache.set(key, entry);
+    }
+    return entry;
+  }
+
+  async function execute(conn: Conn, args: A) {
+    const { query, slots } = compiled(conn, args);
+    const parameters = slots.map((slot) => {
+      if ('value' in slot) return slot.value;
+      const arg = args[slot.arg] as any;
+      return slot.key === undefined ? arg : arg[slot.key];
+    });
+    return conn.executeQuery<R>({ query: query.query, queryId: query.queryId, sql: query.sql, parameters });
+  }
+
+  return {
+    all: async (conn, ...args) => (await execute(conn, args)).rows,
+    first: async (conn, ...args) => (await execute(conn, args)).rows[0],
+    run: async (conn, ...args) => {
+      const result = await execute(conn, args);
+      // A statement with `returning` reports its rows instead of a count on SQLite.
+      return result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows);
+    },
+  };
+}
+
+function shapeOf(args: unknown[]): string {
+  let shape = '';
+  for (const arg of args) {
+    if (Array.isArray(arg)) shape += `|[${arg.length}]`;
+    else if (arg !== null && typeof arg === 'object') {
+      shape += '|{';
+      for (const k in arg) if ((arg as Record<string, unknown>)[k] !== undefined) shape += `${k},`;
+      shape += '}';
+    } else shape += '|';
+  }
+  return shape;
+}
+
+function compile<A extends unknown[], R>(db: Db, build: (db: Db, ...args: A) => Compilable<R>, args: A): Compiled {
+  const mark = (i: number, key?: string | number) => `\u0000${i}${key === undefined ? '' : `.${key}`}\u0000`;
+  const placeholders = args.map((arg, i) => {
+    if (Array.isArray(arg)) return arg.map((_, j) => mark(i, j));
+    if (arg !== null && typeof arg === 'object') {
+      return Object.fromEntries(Object.entries(arg).filter(([, v]) => v !== undefined).map(([k]) => [k, mark(i, k)]));
+    }
+    return mark(i);
+  }) as A;
+  const query = build(db, ...placeholders).compile();
+  const used = new Set<number>();
+  const slots = query.parameters.map((p): Slot => {
+    const m = typeof p === 'string' ? PLACEHOLDER.exec(p) : null;
+    if (!m) return { value: p };
+    const arg = Number(m[1]);
+    used.add(arg);
+    if (m[2] === undefined) return { arg };
+    return { arg, key: Array.isArray(args[arg]) ? Number(m[2]) : m[2] };
+  });
+  args.forEach((arg, i) => {
+    const empty = arg !== null && typeof arg === 'object' && Object.keys(placeholders[i] as object).length === 0;
+    if (!used.has(i) && !empty) throw new Error(`prepared: argument ${i} is not a value of the query (${query.sql})`);
+  });
+  return { query, slots };
+}

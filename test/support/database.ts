@@ -1,0 +1,27 @@
+// A database of its own for a store-level test (no server): a temporary SQLite folder or a PostgreSQL schema.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Store, dropPostgresSchema } from '../../server/store/db.js';
+import type { Engine } from './server.js';
+
+/** A fresh database for one test; `open()` may be called again to reopen the same one (a restart). */
+export function freshDatabase(engine: Engine) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-test-'));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = process.env.TEST_DATABASE_URL ?? null;
+  const opened: Store[] = [];
+  return {
+    async open() {
+      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema } : { dataDir });
+      opened.push(store);
+      return store;
+    },
+    async dispose() {
+      await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
+      if (engine === 'postgres') await dropPostgresSchema(url!, schema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
