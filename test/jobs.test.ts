@@ -42,6 +42,30 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(await second.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   });
 
+  it('continues a multi-step job in its own row, each step after its delay, with the new payload', async () => {
+    const db = await setup();
+    const store = await db.open();
+    const steps: { step: number; at: number; jobs: number }[] = [];
+    worker(store, {
+      steps: async (job, ctx) => {
+        const { step } = job.payload as { step: number };
+        await ctx.store.transaction(async (tx) => {
+          steps.push({ step, at: Date.now(), jobs: (await tx.db.selectFrom('jobs').select('id').execute()).length });
+          if (step < 3) await ctx.continueIn(tx, { step: step + 1 }, new Date(Date.now() + 150));
+          else await ctx.finishIn(tx);
+        });
+      },
+    });
+    await store.transaction((tx) => enqueueJob(tx, 'steps', { step: 1 }));
+    await waitUntil(async () => steps.length === 3);
+    expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    // One row carried every step; each step waited for its run time.
+    expect(steps.map((s) => s.jobs)).toEqual([1, 1, 1]);
+    expect(steps[1].at - steps[0].at).toBeGreaterThanOrEqual(140);
+    expect(steps[2].at - steps[1].at).toBeGreaterThanOrEqual(140);
+    await waitUntil(async () => (await store.db.selectFrom('jobs').selectAll().execute()).length === 0);
+  });
+
   it('does not enqueue a job when the transaction that caused it rolls back', async () => {
     const db = await setup();
     const store = await db.open();

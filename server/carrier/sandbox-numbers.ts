@@ -1,5 +1,5 @@
 // The sandbox's magic destination numbers (documented in the spec's Messages tag and the README).
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
 
 export type SandboxOutcome =
   | { kind: 'failed'; errorCode: string; errorMessage: string }
@@ -14,8 +14,8 @@ export const MAGIC_NUMBERS = {
   rcsCapable: '+15005550005',
 } as const;
 
-/** What the sandbox network does with a message to `to`. */
-export function outcomeFor(to: string): SandboxOutcome {
+/** What the sandbox network does with a message to `to` (`parsed`: the number parsed already, if it was). */
+export function outcomeFor(to: string, parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to)): SandboxOutcome {
   switch (to) {
     case MAGIC_NUMBERS.invalidDestination:
       return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination number does not exist.' };
@@ -26,7 +26,7 @@ export function outcomeFor(to: string): SandboxOutcome {
     case MAGIC_NUMBERS.slowDelivery:
       return { kind: 'delivered', slow: true };
   }
-  if (!parsePhoneNumberFromString(to)?.isPossible()) {
+  if (!parsed?.isPossible()) {
     return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination is not a possible phone number.' };
   }
   return { kind: 'delivered', slow: false };

@@ -1,5 +1,5 @@
 // The sandbox network's price list, in USD: per SMS segment, per MMS and per RCS message, by destination country.
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
 import type { CarrierChannel } from './carrier.js';
 
 interface Rates {
@@ -29,15 +29,14 @@ const OTHER: Rates = { sms: 0.05, mms: 0.12, rcs: 0.04 };
 export const PRICE_UNIT = 'USD';
 
 /** The destination's ISO country, or null when the number does not say. */
-export function destinationCountry(to: string): string | null {
-  const parsed = parsePhoneNumberFromString(to);
+export function destinationCountry(to: string, parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to)): string | null {
   if (!parsed) return null;
   return parsed.country ?? parsed.getPossibleCountries()[0] ?? (parsed.countryCallingCode === '1' ? 'US' : null);
 }
 
 /** What sending one message costs: per segment for SMS, per message for MMS and RCS. */
-export function messagePrice(to: string, channel: CarrierChannel, numSegments: number): number {
-  const rates = PRICES[destinationCountry(to) ?? ''] ?? OTHER;
+export function messagePrice(to: string, channel: CarrierChannel, numSegments: number, parsed?: PhoneNumber): number {
+  const rates = PRICES[destinationCountry(to, parsed) ?? ''] ?? OTHER;
   const amount = channel === 'sms' || channel === 'whatsapp' ? rates.sms * Math.max(1, numSegments) : rates[channel];
   return Math.round(amount * 10_000) / 10_000;
 }

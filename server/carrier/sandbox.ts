@@ -8,6 +8,7 @@ import type { JobHandler } from '../jobs/worker.js';
 import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { prepared } from '../store/prepared.js';
 
@@ -75,13 +76,14 @@ export class SandboxCarrier implements Carrier {
 
   private plan(message: OutboundMessage): Step[] {
     const c = this.config;
-    const outcome = outcomeFor(message.to);
+    const parsed = parsePhoneNumberFromString(message.to);
+    const outcome = outcomeFor(message.to, parsed);
     if (outcome.kind === 'failed') {
       return [{ afterMs: c.sandboxSentDelayMs, report: { status: 'failed', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
     }
     const sent: Step = {
       afterMs: c.sandboxSentDelayMs,
-      report: { status: 'sent', price: messagePrice(message.to, message.channel, message.numSegments), priceUnit: PRICE_UNIT },
+      report: { status: 'sent', price: messagePrice(message.to, message.channel, message.numSegments, parsed), priceUnit: PRICE_UNIT },
     };
     if (outcome.kind === 'undelivered') {
       return [sent, { afterMs: c.sandboxDeliveryDelayMs, report: { status: 'undelivered', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
@@ -109,10 +111,8 @@ export class SandboxCarrier implements Carrier {
             });
           }
           const next = steps[index + 1];
-          if (next) {
-            await enqueueJob(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: index + 1 } satisfies StepJob, { runAt: new Date(Date.now() + next.afterMs) });
-          }
-          await ctx.finishIn(tx);
+          if (next) await ctx.continueIn(tx, { message, steps, index: index + 1 } satisfies StepJob, new Date(Date.now() + next.afterMs));
+          else await ctx.finishIn(tx);
         });
       },
     };

@@ -2,12 +2,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Store, Tx } from '../store/db.js';
-import { claimJobs, finishJob, jobSignal, retryJob, type Job } from './queue.js';
+import { claimJobs, continueJob, finishJob, jobSignal, retryJob, type Job } from './queue.js';
 
 export interface JobContext {
   store: Store;
   /** Finish the job inside the handler's own transaction, so its effect and its completion commit together. */
   finishIn(tx: Tx): Promise<void>;
+  /**
+   * Instead of finishing, keep the job for a next step with `payload` at `runAt`, in the handler's transaction:
+   * one update of its row instead of a delete and an insert (multi-step work such as the sandbox's reports).
+   */
+  continueIn(tx: Tx, payload: unknown, runAt: Date): Promise<void>;
 }
 
 export type JobHandler = (job: Job<any>, ctx: JobContext) => Promise<void>;
@@ -101,6 +106,11 @@ export class JobWorker {
       finishIn: async (tx) => {
         finished = true;
         if (!(await finishJob(tx.db, job, this.workerId))) throw new Error(`job ${job.id} lease lost`);
+      },
+      continueIn: async (tx, payload, runAt) => {
+        finished = true;
+        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt))) throw new Error(`job ${job.id} lease lost`);
+        if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
       },
     };
     try {
