@@ -15,7 +15,7 @@ export const MAGIC_NUMBERS = {
 } as const;
 
 /** What the sandbox network does with a message to `to` (`parsed`: the number parsed already, if it was). */
-export function outcomeFor(to: string, parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to)): SandboxOutcome {
+export function outcomeFor(to: string, parsed?: PhoneNumber): SandboxOutcome {
   switch (to) {
     case MAGIC_NUMBERS.invalidDestination:
       return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination number does not exist.' };
@@ -26,7 +26,8 @@ export function outcomeFor(to: string, parsed: PhoneNumber | undefined = parsePh
     case MAGIC_NUMBERS.slowDelivery:
       return { kind: 'delivered', slow: true };
   }
-  if (!parsed?.isPossible()) {
+  // Parsed only past the magic numbers, which need no parsing.
+  if (!(parsed ?? parsePhoneNumberFromString(to))?.isPossible()) {
     return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination is not a possible phone number.' };
   }
   return { kind: 'delivered', slow: false };

@@ -28,7 +28,7 @@ jobSignal.setMaxListeners(0);
 
 const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
 const deleteJob = prepared((db, id: number, workerId: string) => db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId));
-const releaseJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
+const updateHeldJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
   db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
 
@@ -91,13 +91,13 @@ export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): 
 /** Keeps the job for its next step: a new payload and run time, a fresh attempt count. False when the lease was lost. */
 export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string, payload: unknown, runAt: Date): Promise<boolean> {
   const change = { payload: JSON.stringify(payload), run_at: runAt.toISOString(), attempts: 0, locked_by: null, locked_until: null, last_error: null };
-  return (await releaseJob.run(db, job.id, workerId, change)) === 1;
+  return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 
 /** Schedules another attempt, or marks the job dead once it has used every attempt. */
 export async function retryJob(db: Db, job: Job, workerId: string, error: string, delayMs: number): Promise<void> {
   const dead = job.attempts >= job.maxAttempts;
-  await releaseJob.run(db, job.id, workerId, {
+  await updateHeldJob.run(db, job.id, workerId, {
     run_at: new Date(Date.now() + delayMs).toISOString(),
     locked_by: null,
     locked_until: null,
