@@ -32,9 +32,11 @@ export class Store {
     readonly dialect: Dialect,
     /** PostgreSQL: the schema holding the tables, when one was chosen. */
     readonly schema?: string,
+    /** SQLite: the file behind `db` (with its statement cache), for the transactions to run on directly. */
+    sqliteFile?: SQLite.Database,
   ) {
     registerConnection(db, dialect);
-    this.grouped = dialect === 'sqlite' ? new GroupCommit(db) : null;
+    this.grouped = sqliteFile ? new GroupCommit(db, sqliteFile) : null;
   }
 
   private readonly grouped: GroupCommit | null;
@@ -87,8 +89,9 @@ function openSqlite(dataDir: string): Store {
   // Checkpoint the WAL every 10,000 pages (about 40 MB) rather than SQLite's 1,000: the hot pages of the jobs
   // table are rewritten by every commit, and a rarer checkpoint copies each of them back once instead of ten times.
   file.pragma('wal_autocheckpoint = 10000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return new Store(db, 'sqlite');
+  const cached = withStatementCache(file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  return new Store(db, 'sqlite', undefined, cached);
 }
 
 /**

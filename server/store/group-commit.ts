@@ -1,9 +1,9 @@
 // SQLite group commit: transactions that arrive while one is running join one physical transaction, each
 // inside its own savepoint (so each still commits or rolls back as a whole), and share its single COMMIT.
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
-import { CompiledQuery } from 'kysely';
+import type SQLite from 'better-sqlite3';
 import type { Db, Tx } from './db.js';
-import { registerConnection } from './prepared.js';
+import { registerConnection, runDirectly } from './prepared.js';
 
 interface Pending {
   fn: (tx: Tx) => Promise<unknown>;
@@ -11,9 +11,6 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
-const RELEASE = CompiledQuery.raw('release savepoint grouped');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
 
 /** At most this many transactions share one commit, so none waits long behind a burst. */
 const MAX_GROUP = 128;
@@ -22,7 +19,11 @@ export class GroupCommit {
   private readonly queue: Pending[] = [];
   private running = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** The file the transactions run on directly while the group owns the connection (see runDirectly). */
+    private readonly file: SQLite.Database,
+  ) {}
 
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -48,6 +49,7 @@ export class GroupCommit {
     try {
       trx = await this.db.startTransaction().execute();
       registerConnection(trx, 'sqlite');
+      runDirectly(trx, this.file);
     } catch (err) {
       for (const item of this.queue.splice(0)) item.reject(err);
       return;
@@ -57,21 +59,23 @@ export class GroupCommit {
       for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
-        await trx.executeQuery(SAVEPOINT);
+        this.file.prepare('savepoint grouped').run();
         try {
           const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook) });
-          await trx.executeQuery(RELEASE);
+          this.file.prepare('release savepoint grouped').run();
           done.push({ item, result, hooks });
         } catch (err) {
-          await trx.executeQuery(ROLLBACK_TO);
-          await trx.executeQuery(RELEASE);
+          this.file.prepare('rollback to savepoint grouped').run();
+          this.file.prepare('release savepoint grouped').run();
           item.reject(err);
         }
         current = null;
       }
+      runDirectly(trx, null);
       await trx.commit().execute();
     } catch (err) {
       // The physical transaction failed: none of the group is committed.
+      runDirectly(trx, null);
       await trx.rollback().execute().catch(() => undefined);
       current?.reject(err);
       for (const { item } of done) item.reject(err);
