@@ -98,6 +98,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
         server.closeAllConnections();
       });
       await worker.stop();
+      await services.webhooks.close();
       if (!options.store) await store.close();
     },
   };

@@ -8,8 +8,8 @@ import type { Store, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { RetryLater, type JobContext, type JobHandler } from '../jobs/worker.js';
 import { nowIso } from '../clock.js';
-import { newWebhookId, signedHeaders } from './sign.js';
-import { postWebhook } from './deliver.js';
+import { newWebhookId } from './sign.js';
+import { WebhookSender } from './sender.js';
 import { prepared } from '../store/prepared.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 
@@ -55,6 +55,7 @@ type WebhookConfig = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'w
 
 export class WebhookService {
   private readonly responseHandlers = new Map<string, ResponseHandler>();
+  private readonly sender = new WebhookSender();
 
   constructor(
     private readonly store: Store,
@@ -89,6 +90,11 @@ export class WebhookService {
     return id;
   }
 
+  /** Stops the sender thread; attempts in flight count as failed and are retried after a restart. */
+  close(): Promise<void> {
+    return this.sender.close();
+  }
+
   jobHandlers(): Record<string, JobHandler> {
     return { [WEBHOOK_JOB]: (job, ctx) => this.deliver(job.payload.id, ctx) };
   }
@@ -104,9 +110,12 @@ export class WebhookService {
     if (!event || event.status !== 'pending') return;
 
     const attempt = event.attempts + 1;
-    const result = await postWebhook(event.url, event.payload, signedHeaders(event.webhook_secret, id, event.payload), {
-      timeoutMs: this.config.webhookTimeoutMs,
-      allowPrivate: this.config.webhookAllowPrivate,
+    const result = await this.sender.send({
+      url: event.url,
+      body: event.payload,
+      secret: event.webhook_secret,
+      webhookId: id,
+      options: { timeoutMs: this.config.webhookTimeoutMs, allowPrivate: this.config.webhookAllowPrivate },
     });
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
     const now = nowIso();

@@ -1,0 +1,85 @@
+// Sends webhook attempts from a worker thread, so the HTTP work (connections, writing the request, reading the
+// answer) and the signing are off the thread that runs the API and the database. The delivery engine keeps
+// everything durable on its side: an attempt the thread never answers (it stopped) counts as a failed attempt.
+import { Worker } from 'node:worker_threads';
+import type { AttemptResult, DeliverOptions } from './deliver.js';
+
+export interface SendRequest {
+  seq: number;
+  url: string;
+  body: string;
+  /** Signing happens in the thread: the account's secret and the event's webhook-id. */
+  secret: string;
+  webhookId: string;
+  options: DeliverOptions;
+}
+
+const ENTRY = new URL('./sender-thread.ts', import.meta.url).href;
+// The thread runs TypeScript through tsx, as the server does (a worker does not inherit the loader).
+const BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY)}); })`;
+
+export class WebhookSender {
+  private worker: Worker | null = null;
+  private readonly waiting = new Map<number, (result: AttemptResult) => void>();
+  private outbox: SendRequest[] = [];
+  private seq = 0;
+  private closed = false;
+
+  send(request: Omit<SendRequest, 'seq'>): Promise<AttemptResult> {
+    if (this.closed) return Promise.resolve(stopped('the webhook sender is closed'));
+    const seq = ++this.seq;
+    return new Promise((resolve) => {
+      this.waiting.set(seq, resolve);
+      if (this.outbox.length === 0) setImmediate(() => this.flush());
+      this.outbox.push({ ...request, seq });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+    this.failWaiting('the webhook sender is closed');
+  }
+
+  private flush(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length) this.thread().postMessage(batch);
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(BOOT, { eval: true, name: 'webhook-sender' });
+    // Pending deliveries keep their jobs; the thread alone must not hold the process open.
+    worker.unref();
+    worker.on('message', (answers: { seq: number; result: AttemptResult }[]) => {
+      for (const { seq, result } of answers) {
+        const resolve = this.waiting.get(seq);
+        this.waiting.delete(seq);
+        resolve?.(result);
+      }
+    });
+    const lost = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.failWaiting(why);
+    };
+    worker.on('error', (err) => lost(`the webhook sender thread failed: ${err.message}`));
+    worker.on('exit', (code) => lost(`the webhook sender thread exited (${code})`));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Answers every attempt in flight as a failed one; the delivery engine retries them. */
+  private failWaiting(why: string): void {
+    const waiting = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const resolve of waiting) resolve(stopped(why));
+  }
+}
+
+function stopped(error: string): AttemptResult {
+  return { ok: false, status: null, body: '', contentType: '', error, durationMs: 0, permanent: false };
+}
