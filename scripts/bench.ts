@@ -16,11 +16,12 @@ const hasTaskset = (() => {
   }
 })();
 
-async function launch(kind: 'bare' | 'api'): Promise<{ target: Target; child: ChildProcess }> {
+async function launch(kind: 'bare' | 'api', serverCores = '0'): Promise<{ target: Target; child: ChildProcess }> {
   const script = path.join(import.meta.dirname, 'bench/target.ts');
-  // The server gets core 0, this process (the load) core 1, so they do not fight for one core.
+  // The server gets core 0, this process (the load) core 1, so they do not fight for one core; a scenario
+  // whose server works on more than one thread may give it every core.
   const child = fork(script, [kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
+  if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
   const target = await new Promise<Target>((resolve) => child.once('message', (m) => resolve(m as Target)));
   return { target, child };
 }
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   console.log(row('bare Express GET', baseGet));
   console.log(row('bare Express POST JSON', basePost));
   for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
-    const api = await launch('api');
+    const api = await launch('api', scenario.serverCores);
     try {
       const lines = await scenario.run(api.target, { load, baseGet, basePost, row });
       for (const line of lines) console.log(line);

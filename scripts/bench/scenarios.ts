@@ -23,6 +23,8 @@ export interface BenchTools {
 
 export interface Scenario {
   name: string;
+  /** taskset cores of the server (default "0"; the load always runs on core 1). */
+  serverCores?: string;
   run(target: Target, tools: BenchTools): Promise<string[]>;
 }
 
