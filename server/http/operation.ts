@@ -43,18 +43,26 @@ export type Handler<O extends OperationId> = (input: HandlerInput<O>) => Promise
 /** A table of handlers by operationId; a missing entry means "not implemented yet". */
 export type HandlerTable = { [O in OperationId]?: Handler<O> };
 
+/**
+ * Answers every operation of the spec from one middleware: the validator has already matched the request to its
+ * operation (and parsed its path parameters), so no route table is walked a second time.
+ */
 export function mountOperations(app: Express, handlers: HandlerTable, services: Services): void {
+  const byOperation = new Map<string, Handler<OperationId> | null>();
   for (const op of loadSpec().operations) {
-    if (op.public) continue;
-    const handler = handlers[op.operationId] as Handler<OperationId> | undefined;
-    app[op.method](op.expressPath, async (req: Request, res: Response, next: NextFunction) => {
-      if (!handler) return next(errors.notImplemented(op.operationId));
-      const input = { account: req.account!, body: req.body, params: req.params as any, query: req.query as any, req, services };
-      const reply = (await handler(input)) as { status: number; body?: unknown; headers?: Record<string, string> };
-      res.status(reply.status);
-      for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-      if (reply.body === undefined) res.end();
-      else res.json(reply.body);
-    });
+    if (!op.public) byOperation.set(op.operationId, (handlers[op.operationId] as Handler<OperationId> | undefined) ?? null);
   }
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const matched = (req as Request & { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> } }).openapi;
+    const operationId = matched?.schema?.operationId;
+    const handler = operationId === undefined ? undefined : byOperation.get(operationId);
+    if (handler === undefined) return next();
+    if (handler === null) return next(errors.notImplemented(operationId!));
+    const input = { account: req.account!, body: req.body, params: (matched!.pathParams ?? {}) as any, query: req.query as any, req, services };
+    const reply = (await handler(input)) as { status: number; body?: unknown; headers?: Record<string, string> };
+    res.status(reply.status);
+    if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name]);
+    if (reply.body === undefined) res.end();
+    else res.json(reply.body);
+  });
 }
