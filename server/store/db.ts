@@ -32,11 +32,14 @@ export class Store {
     readonly dialect: Dialect,
     /** PostgreSQL: the schema holding the tables, when one was chosen. */
     readonly schema?: string,
-    /** SQLite: the file behind `db` (with its statement cache), for the transactions to run on directly. */
-    sqliteFile?: SQLite.Database,
+    /**
+     * SQLite: the file behind `db` (with its statement cache), for the transactions to run on directly, and a
+     * second, read-only connection for the reads made outside transactions.
+     */
+    private readonly sqlite?: { file: SQLite.Database; reader: SQLite.Database },
   ) {
-    registerConnection(db, dialect);
-    this.grouped = sqliteFile ? new GroupCommit(db, sqliteFile) : null;
+    registerConnection(db, dialect, sqlite?.reader);
+    this.grouped = sqlite ? new GroupCommit(db, sqlite.file) : null;
   }
 
   private readonly grouped: GroupCommit | null;
@@ -75,6 +78,7 @@ export class Store {
 
   async close(): Promise<void> {
     await this.db.destroy();
+    this.sqlite?.reader.close();
   }
 }
 
@@ -91,7 +95,11 @@ function openSqlite(dataDir: string): Store {
   file.pragma('wal_autocheckpoint = 10000');
   const cached = withStatementCache(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  return new Store(db, 'sqlite', undefined, cached);
+  // WAL lets a reader see the last committed state while the writer's transaction is open: reads outside
+  // transactions neither wait for the group commit in progress nor see its uncommitted rows.
+  const reader = new SQLite(path.join(dataDir, 'telephony.sqlite'), { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  return new Store(db, 'sqlite', undefined, { file: cached, reader: withStatementCache(reader) });
 }
 
 /**

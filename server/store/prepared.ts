@@ -16,10 +16,15 @@ import type { Database } from './schema.js';
 type Conn = Db | Transaction<Database>;
 
 const dialects = new WeakMap<object, Dialect>();
+const readers = new WeakMap<object, SQLite.Database>();
 
-/** The store tells which engine a connection (the root or one of its transactions) speaks. */
-export function registerConnection(conn: object, dialect: Dialect): void {
+/**
+ * The store tells which engine a connection (the root or one of its transactions) speaks, and for the SQLite
+ * root, the read-only connection its reads may run on directly.
+ */
+export function registerConnection(conn: object, dialect: Dialect, reader?: SQLite.Database): void {
   dialects.set(conn, dialect);
+  if (reader) readers.set(conn, reader);
 }
 
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
@@ -83,6 +88,11 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => 
     });
     const file = sqliteHandles.get(conn);
     if (file) return runOnFile<R>(file, query.sql, parameters);
+    const reader = readers.get(conn);
+    if (reader) {
+      const statement = reader.prepare(query.sql);
+      if (statement.readonly) return { rows: statement.all(parameters) as R[] };
+    }
     return conn.executeQuery<R>({ query: query.query, queryId: query.queryId, sql: query.sql, parameters });
   }
 
