@@ -10,23 +10,27 @@ type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => { rege
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 const pathToRegexpModule = requireFromValidator('path-to-regexp') as { pathToRegexp: PathToRegexp & { cached?: true } };
 
-const MAX_ENTRIES = 2000;
+const MAX_PATTERNS = 2000;
 
 if (!pathToRegexpModule.pathToRegexp.cached) {
   const compile = pathToRegexpModule.pathToRegexp;
-  const cache = new Map<string, ReturnType<PathToRegexp>>();
+  // By pattern, then by the two options the validator passes (sensitive, strict) as bits: a hit allocates nothing.
+  const cache = new Map<string, ReturnType<PathToRegexp>[]>();
   const cached = ((path: unknown, options: Record<string, unknown> = {}) => {
-    // Only string patterns with plain options are cached: that is every call the validator makes.
     if (typeof path !== 'string') return compile(path, options);
-    let key = path;
-    for (const name in options) key += `\u0000${name}=${String(options[name])}`;
-    let entry = cache.get(key);
-    if (!entry) {
-      entry = compile(path, options);
-      // The regexps have no global or sticky flag, so sharing one between calls keeps no state between them.
-      if (cache.size < MAX_ENTRIES) cache.set(key, entry);
+    let flags = 0;
+    for (const name in options) {
+      if (name === 'sensitive') flags |= options[name] ? 1 : 0;
+      else if (name === 'strict') flags |= options[name] ? 2 : 0;
+      else return compile(path, options);
     }
-    return entry;
+    let entries = cache.get(path);
+    if (!entries) {
+      if (cache.size >= MAX_PATTERNS) return compile(path, options);
+      cache.set(path, (entries = []));
+    }
+    // The regexps have no global or sticky flag, so sharing one between calls keeps no state between them.
+    return (entries[flags] ??= compile(path, options));
   }) as PathToRegexp & { cached?: true };
   cached.cached = true;
   pathToRegexpModule.pathToRegexp = cached;
