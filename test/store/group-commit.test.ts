@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../server/store/db.js';
+import { prepared } from '../../server/store/prepared.js';
 
 describe('transactions grouped into one SQLite commit', () => {
   const dirs: string[] = [];
@@ -63,5 +64,18 @@ describe('transactions grouped into one SQLite commit', () => {
       }),
     ]);
     expect(seen).toEqual({ status: 'fulfilled', value: ['mine'] });
+  });
+  it('lets reads outside transactions see the last commit, never the rows of a transaction still open', async () => {
+    const store = await open();
+    const setting = prepared((db, name: string) => db.selectFrom('server_settings').select('value').where('name', '=', name));
+    let seenOutside: unknown = 'not read';
+    await store.transaction(async (tx) => {
+      await tx.db.insertInto('server_settings').values({ name: 'open', value: '1' }).execute();
+      expect(await setting.first(tx.db, 'open')).toEqual({ value: '1' });
+      // Another request's read while this transaction is open: it neither waits for it nor sees its row.
+      seenOutside = await setting.first(store.db, 'open');
+    });
+    expect(seenOutside).toBeUndefined();
+    expect(await setting.first(store.db, 'open')).toEqual({ value: '1' });
   });
 });
