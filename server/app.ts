@@ -10,7 +10,7 @@ import { Store } from './store/db.js';
 import { createServices, jobHandlers, type Services } from './services.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
-import { requestContext } from './http/request-context.js';
+import { requestContext, requestsInFlight } from './http/request-context.js';
 import { requireApiKey } from './http/auth.js';
 import { coerceFormBodies } from './http/form-body.js';
 import { problemMiddleware } from './http/problem.js';
@@ -22,6 +22,8 @@ import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 
 export const BODY_LIMIT = '1mb';
+/** Requests in flight from which background jobs yield to the API (see JobWorker's `busy`). */
+const BUSY_REQUESTS = 16;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 
 export function createApp(services: Services): Express {
@@ -83,7 +85,11 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);
-  const worker = new JobWorker(store, jobHandlers(services), logger, { pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs });
+  const worker = new JobWorker(store, jobHandlers(services), logger, {
+    pollMs: config.jobPollMs,
+    leaseMs: config.jobLeaseMs,
+    busy: () => requestsInFlight() >= BUSY_REQUESTS,
+  });
   if (options.worker !== false) worker.start();
 
   const server: Server = await new Promise((resolve, reject) => {

@@ -42,6 +42,68 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(await second.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   });
 
+  it('runs other jobs while one takes its time, and waits for it when stopped', async () => {
+    const db = await setup();
+    const store = await db.open();
+    let release!: () => void;
+    const slowGate = new Promise<void>((resolve) => (release = resolve));
+    const ran: string[] = [];
+    const w = new JobWorker(
+      store,
+      {
+        slow: async () => {
+          await slowGate;
+          ran.push('slow');
+        },
+        fast: async (job) => void ran.push(job.payload.n),
+      },
+      logger,
+      { pollMs: 10, batchSize: 2 },
+    );
+    w.start();
+    await store.transaction((tx) => enqueueJob(tx, 'slow', {}));
+    await waitUntil(async () => (await store.db.selectFrom('jobs').select('locked_by').executeTakeFirst())?.locked_by === w.workerId);
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 10; n++) await enqueueJob(tx, 'fast', { n: String(n) });
+    });
+    await waitUntil(async () => ran.length === 10);
+    expect(ran).not.toContain('slow');
+    const stopped = w.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ran).not.toContain('slow');
+    release();
+    await stopped;
+    expect(ran).toContain('slow');
+    expect(await store.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
+  });
+
+  it('claims at most one batch per yield interval while the API is busy, and at once when it is not', async () => {
+    const db = await setup();
+    const store = await db.open();
+    let busy = true;
+    const ranAt: number[] = [];
+    const w = new JobWorker(store, { tick: async () => void ranAt.push(Date.now()) }, logger, { pollMs: 10, batchSize: 1, busy: () => busy, yieldMs: 200 });
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
+    });
+    const started = Date.now();
+    w.start();
+    cleanups.push(() => w.stop());
+    await waitUntil(async () => ranAt.length === 3, 5000);
+    expect(ranAt[0] - started).toBeGreaterThanOrEqual(190);
+    expect(ranAt[1] - ranAt[0]).toBeGreaterThanOrEqual(190);
+    expect(ranAt[2] - ranAt[1]).toBeGreaterThanOrEqual(190);
+
+    busy = false;
+    await new Promise((r) => setTimeout(r, 250)); // the yield under way when the API got quiet
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
+    });
+    const quiet = Date.now();
+    await waitUntil(async () => ranAt.length === 6, 5000);
+    expect(ranAt[5] - quiet).toBeLessThan(150);
+  });
+
   it('continues a multi-step job in its own row, each step after its delay, with the new payload', async () => {
     const db = await setup();
     const store = await db.open();

@@ -17,6 +17,13 @@ declare global {
 
 const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+let inFlight = 0;
+
+/** HTTP requests this process is answering now (every server in it): how busy the API is. */
+export function requestsInFlight(): number {
+  return inFlight;
+}
+
 /** Takes a sane inbound X-Request-Id or makes one, echoes it, and logs each request once it ends. */
 export function requestContext(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -31,6 +38,8 @@ export function requestContext(logger: Logger) {
       set: (value: Logger) => void (log = value),
     });
     res.setHeader('X-Request-Id', req.id);
+    inFlight++;
+    res.once('close', () => inFlight--);
     if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {

@@ -29,9 +29,18 @@ export class RetryLater extends Error {
 
 export interface WorkerOptions {
   pollMs: number;
+  /** Jobs claimed at a time. */
   batchSize?: number;
+  /** Jobs running at once; a new batch is claimed as soon as a batch's worth of room frees up. */
+  maxRunning?: number;
   leaseMs?: number;
   workerId?: string;
+  /**
+   * True while the API is busy answering requests: background jobs then yield to it, claiming at most one batch
+   * per `yieldMs`, so the work goes on at a bounded rate and catches up once the API is quieter.
+   */
+  busy?: () => boolean;
+  yieldMs?: number;
 }
 
 export class JobWorker {
@@ -40,6 +49,10 @@ export class JobWorker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private pendingWake: NodeJS.Timeout | null = null;
+  private readonly batchSize: number;
+  private readonly maxRunning: number;
+  /** The jobs running now: a slow one (a webhook to a receiver that takes its time) holds up none of the others. */
+  private readonly inFlight = new Set<Promise<void>>();
   // Coalesce a burst of enqueues (one per request under load) into one claim of a fuller batch.
   private readonly onSignal = () => {
     this.pendingWake ??= setTimeout(() => {
@@ -55,6 +68,8 @@ export class JobWorker {
     private readonly options: WorkerOptions,
   ) {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
+    this.batchSize = options.batchSize ?? 50;
+    this.maxRunning = Math.max(this.batchSize, options.maxRunning ?? this.batchSize * 2);
   }
 
   start(): void {
@@ -64,36 +79,57 @@ export class JobWorker {
     this.loop = this.run();
   }
 
+  /** Stops claiming, and waits for the jobs already running to end. */
   async stop(): Promise<void> {
     this.running = false;
     jobSignal.off('due', this.onSignal);
     if (this.pendingWake) clearTimeout(this.pendingWake);
     this.wake?.();
     await this.loop;
+    await Promise.all(this.inFlight);
   }
 
   private async run(): Promise<void> {
-    const batchSize = this.options.batchSize ?? 50;
+    let lastClaim = { at: 0, full: true };
     while (this.running) {
+      const room = this.maxRunning - this.inFlight.size;
+      if (room < this.batchSize) {
+        // Full: a finishing job wakes the loop once a batch's worth of room is free.
+        await this.sleep(this.options.pollMs * 10);
+        continue;
+      }
+      // A claim costs about as much as running a few jobs: after one that found less than a batch, let the next
+      // wait a little (enqueues under load would otherwise wake a claim for every job or two).
+      if (!lastClaim.full) await delay(lastClaim.at + MIN_CLAIM_GAP_MS - Date.now());
+      if (this.options.busy?.()) await delay(this.options.yieldMs ?? 50);
+      if (!this.running) break;
       let claimed: Job[] = [];
       try {
-        claimed = await claimJobs(this.store.db, this.store.dialect, this.workerId, batchSize, this.options.leaseMs ?? 60_000);
-        await Promise.all(claimed.map((job) => this.runOne(job)));
+        claimed = await claimJobs(this.store.db, this.store.dialect, this.workerId, this.batchSize, this.options.leaseMs ?? 60_000);
       } catch (err) {
         if (!this.running) break;
         this.logger.error({ err }, 'job worker: claiming failed');
       }
-      if (claimed.length < batchSize) await this.sleep(this.options.pollMs);
+      lastClaim = { at: Date.now(), full: claimed.length === this.batchSize };
+      for (const job of claimed) {
+        const done: Promise<void> = this.runOne(job).finally(() => {
+          this.inFlight.delete(done);
+          if (this.maxRunning - this.inFlight.size === this.batchSize) this.wake?.();
+        });
+        this.inFlight.add(done);
+      }
+      if (!lastClaim.full) await this.sleep(this.options.pollMs);
     }
   }
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.wake === done) this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }
@@ -125,6 +161,12 @@ export class JobWorker {
       );
     }
   }
+}
+
+const MIN_CLAIM_GAP_MS = 10;
+
+function delay(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
 /** Exponential backoff with full jitter: up to 1 s, 2 s, 4 s ... capped at 10 minutes. */
