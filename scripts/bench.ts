@@ -1,21 +1,12 @@
 // `npm run bench`: loopback load against the real server, each figure beside a bare Express route measured in the same run.
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { scenarios, type Figures, type Scenario, type Target } from './bench/scenarios.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
-// Both servers, the bare baseline too, run with the Node flags `npm start` gives the real one (see README).
-const NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? startFlags();
-
-function startFlags(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.match(/--[a-z-]+=\S+/g) ?? [];
-}
-
 const hasTaskset = (() => {
   try {
     execFileSync('taskset', ['-c', '0', 'true']);
@@ -29,7 +20,7 @@ async function launch(kind: 'bare' | 'api', serverCores = '0'): Promise<{ target
   const script = path.join(import.meta.dirname, 'bench/target.ts');
   // The server gets core 0, this process (the load) core 1, so they do not fight for one core; a scenario
   // whose server works on more than one thread may give it every core.
-  const child = fork(script, [kind], { execArgv: ['--import', 'tsx', ...NODE_FLAGS, ...(process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(script, [kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
   const target = await new Promise<Target>((resolve) => child.once('message', (m) => resolve(m as Target)));
   return { target, child };
@@ -49,7 +40,7 @@ function row(name: string, f: Figures, base?: Figures): string {
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const only = process.argv[2];
-  console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}, servers run with node ${NODE_FLAGS.join(' ') || '(no flags)'}\n`);
+  console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`);
   const bare = await launch('bare');
   const baseGet = await load({ url: `${bare.target.url}/bare` });
   const basePost = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
