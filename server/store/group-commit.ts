@@ -11,7 +11,6 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-
 /** At most this many transactions share one commit, so none waits long behind a burst. */
 const MAX_GROUP = 128;
 

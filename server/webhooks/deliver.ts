@@ -16,6 +16,11 @@ export interface AttemptResult {
   permanent: boolean;
 }
 
+/** An attempt that got no answer from the receiver (connection error, refused URL, sender stopped). */
+export function failedAttempt(error: string, permanent = false, durationMs = 0): AttemptResult {
+  return { ok: false, status: null, body: '', contentType: '', error, durationMs, permanent };
+}
+
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
@@ -36,7 +41,7 @@ export async function postWebhook(url: string, body: string, headers: Record<str
 function attempt(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult & { staleSocket?: boolean }> {
   const started = Date.now();
   const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: Date.now() - started });
-  const failed = (error: string, permanent = false) => done({ ok: false, status: null, body: '', contentType: '', error, permanent });
+  const failed = (error: string, permanent = false) => failedAttempt(error, permanent, Date.now() - started);
 
   let target: URL;
   try {

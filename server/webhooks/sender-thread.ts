@@ -1,7 +1,7 @@
 // The webhook sender's thread: signs and POSTs what the main thread hands it, and answers with the outcomes.
 // Requests and answers travel in batches, one message per turn of either event loop.
 import { parentPort } from 'node:worker_threads';
-import { postWebhook, type AttemptResult } from './deliver.js';
+import { failedAttempt, postWebhook, type AttemptResult } from './deliver.js';
 import { signedHeaders } from './sign.js';
 import type { SendRequest } from './sender.js';
 
@@ -23,7 +23,7 @@ port.on('message', (batch: SendRequest[]) => {
   for (const r of batch) {
     postWebhook(r.url, r.body, signedHeaders(r.secret, r.webhookId, r.body), r.options).then(
       (result) => answer(r.seq, result),
-      (err: Error) => answer(r.seq, { ok: false, status: null, body: '', contentType: '', error: err.message, durationMs: 0, permanent: false }),
+      (err: Error) => answer(r.seq, failedAttempt(err.message)),
     );
   }
 });

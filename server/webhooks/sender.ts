@@ -2,7 +2,7 @@
 // answer) and the signing are off the thread that runs the API and the database. The delivery engine keeps
 // everything durable on its side: an attempt the thread never answers (it stopped) counts as a failed attempt.
 import { Worker } from 'node:worker_threads';
-import type { AttemptResult, DeliverOptions } from './deliver.js';
+import { failedAttempt, type AttemptResult, type DeliverOptions } from './deliver.js';
 
 export interface SendRequest {
   seq: number;
@@ -26,7 +26,7 @@ export class WebhookSender {
   private closed = false;
 
   send(request: Omit<SendRequest, 'seq'>): Promise<AttemptResult> {
-    if (this.closed) return Promise.resolve(stopped('the webhook sender is closed'));
+    if (this.closed) return Promise.resolve(failedAttempt('the webhook sender is closed'));
     const seq = ++this.seq;
     return new Promise((resolve) => {
       this.waiting.set(seq, resolve);
@@ -76,10 +76,6 @@ export class WebhookSender {
   private failWaiting(why: string): void {
     const waiting = [...this.waiting.values()];
     this.waiting.clear();
-    for (const resolve of waiting) resolve(stopped(why));
+    for (const resolve of waiting) resolve(failedAttempt(why));
   }
-}
-
-function stopped(error: string): AttemptResult {
-  return { ok: false, status: null, body: '', contentType: '', error, durationMs: 0, permanent: false };
 }
