@@ -88,6 +88,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const worker = new JobWorker(store, jobHandlers(services), logger, {
     pollMs: config.jobPollMs,
     leaseMs: config.jobLeaseMs,
+    maxRunning: config.jobConcurrency,
     busy: () => requestsInFlight() >= BUSY_REQUESTS,
   });
   if (options.worker !== false) worker.start();

@@ -17,6 +17,8 @@ export interface Config {
   jobPollMs: number;
   /** How long a claimed job stays reserved for its worker; a job whose worker died runs again after it. */
   jobLeaseMs: number;
+  /** Background jobs running at once: more keeps the message pipeline closer behind, fewer leaves more to the API. */
+  jobConcurrency: number;
   /** How long address verification takes: a fixed time, or business days (Monday to Friday, UTC). */
   addressVerificationDelay: VerificationDelay;
   /** Server secret used to key hashes of short secrets (OTP codes). */
@@ -134,6 +136,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     env: 'JOB_LEASE_MS',
     description: 'Lease of a claimed job (ms); must exceed the longest job (a webhook attempt times out after 10 s).',
     parse: integer('JOB_LEASE_MS', 60_000, 15_000, 3_600_000),
+  },
+  jobConcurrency: {
+    env: 'JOB_CONCURRENCY',
+    description: 'Background jobs running at once (50 to 5000): more keeps the message pipeline closer behind a high send rate, fewer leaves more of the CPU to the API under a burst of requests.',
+    parse: integer('JOB_CONCURRENCY', 100, 50, 5000),
   },
   addressVerificationDelay: {
     env: 'ADDRESS_VERIFICATION_DELAY',

@@ -30,6 +30,7 @@ describe('configuration from the environment', () => {
     ['NODE_ENV', 'staging', /NODE_ENV must be one of/],
     ['DATABASE_SCHEMA', 'Bad-Name', /DATABASE_SCHEMA must be a lowercase identifier/],
     ['JOB_LEASE_MS', '1000', /JOB_LEASE_MS must be an integer from 15000/],
+    ['JOB_CONCURRENCY', '10', /JOB_CONCURRENCY must be an integer from 50 to 5000/],
   ])('rejects %s=%s with a clear message', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -77,6 +77,41 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(await store.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   });
 
+  it('runs at most maxRunning jobs at once (JOB_CONCURRENCY), the rest as places free up', async () => {
+    const db = await setup();
+    const store = await db.open();
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 10; n++) await enqueueJob(tx, 'held', {});
+    });
+    const gates: (() => void)[] = [];
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    const w = new JobWorker(
+      store,
+      {
+        held: async () => {
+          most = Math.max(most, ++running);
+          await new Promise<void>((resolve) => gates.push(resolve));
+          running--;
+          done++;
+        },
+      },
+      logger,
+      { pollMs: 10, batchSize: 2, maxRunning: 4 },
+    );
+    w.start();
+    cleanups.push(() => w.stop());
+    await waitUntil(async () => gates.length === 4);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(gates.length).toBe(4);
+    while (done < 10) {
+      gates.splice(0).forEach((open) => open());
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(most).toBe(4);
+  });
+
   it('claims at most one batch per yield interval while the API is busy, and at once when it is not', async () => {
     const db = await setup();
     const store = await db.open();
