@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { scenarios, type Figures, type Scenario, type Target } from './bench/scenarios.js';
+import { scenarios, type CpuTime, type Figures, type Scenario, type Target } from './bench/scenarios.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -16,20 +16,36 @@ const hasTaskset = (() => {
   }
 })();
 
-async function launch(kind: 'bare' | 'api', serverCores = '0'): Promise<{ target: Target; child: ChildProcess }> {
+async function launch(kind: 'bare' | 'api', serverCores = '0', env: Record<string, string> = {}): Promise<{ target: Target; child: ChildProcess }> {
   const script = path.join(import.meta.dirname, 'bench/target.ts');
   // The server gets core 0, this process (the load) core 1, so they do not fight for one core; a scenario
   // whose server works on more than one thread may give it every core.
-  const child = fork(script, [kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const profile = process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(script, [kind], {
+    execArgv: ['--import', 'tsx', ...profile],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The server's configuration: BENCH_ENV (JSON) from the command line, then the scenario's own.
+    env: { ...process.env, BENCH_ENV: JSON.stringify({ ...JSON.parse(process.env.BENCH_ENV || '{}'), ...env }) },
+  });
   if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
-  const target = await new Promise<Target>((resolve) => child.once('message', (m) => resolve(m as Target)));
-  return { target, child };
+  const ready = await new Promise<Omit<Target, 'cpu'>>((resolve) => child.once('message', (m) => resolve(m as Omit<Target, 'cpu'>)));
+  const cpu = () =>
+    new Promise<CpuTime | null>((resolve) => {
+      const answer = (m: unknown) => {
+        if (typeof m !== 'object' || m === null || !('cpu' in m)) return;
+        child.off('message', answer);
+        resolve((m as { cpu: CpuTime | null }).cpu);
+      };
+      child.on('message', answer);
+      child.send('cpu');
+    });
+  return { target: { ...ready, cpu }, child };
 }
 
 async function load(options: autocannon.Options): Promise<Figures> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
   const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
+  return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
 }
 
 function row(name: string, f: Figures, base?: Figures): string {
@@ -43,7 +59,10 @@ async function main(): Promise<void> {
   console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`);
   const bare = await launch('bare');
   const baseGet = await load({ url: `${bare.target.url}/bare` });
+  const cpuBefore = await bare.target.cpu();
   const basePost = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
+  const cpuAfter = await bare.target.cpu();
+  const barePostCpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / basePost.requests : null;
   bare.child.kill();
 
   console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
@@ -51,9 +70,9 @@ async function main(): Promise<void> {
   console.log(row('bare Express GET', baseGet));
   console.log(row('bare Express POST JSON', basePost));
   for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
-    const api = await launch('api', scenario.serverCores);
+    const api = await launch('api', scenario.serverCores, scenario.env);
     try {
-      const lines = await scenario.run(api.target, { load, baseGet, basePost, row });
+      const lines = await scenario.run(api.target, { load, baseGet, basePost, barePostCpuMs, row });
       for (const line of lines) console.log(line);
     } finally {
       api.child.disconnect();

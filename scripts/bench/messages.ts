@@ -55,7 +55,7 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
   };
 }
 
-async function postThroughput(target: Target, { load, basePost, row }: BenchTools): Promise<string[]> {
+async function postThroughput(target: Target, { load, basePost, row }: BenchTools, label = ''): Promise<string[]> {
   const pool = await numberPool(target, 200);
   let i = 0;
   const figures = await load({
@@ -64,10 +64,10 @@ async function postThroughput(target: Target, { load, basePost, row }: BenchTool
     headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
   });
-  return [row('POST /v1/messages (auth, validation, ownership check, insert + job)', figures, basePost)];
+  return [row(`POST /v1/messages (auth, validation, ownership check, insert + job)${label}`, figures, basePost)];
 }
 
-async function pipeline(target: Target): Promise<string[]> {
+async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = ''): Promise<string[]> {
   const pool = await numberPool(target, 200);
   const expected = ['message.sending', 'message.sent', 'message.delivered'];
   const receiver = await startReceiver(expected);
@@ -91,6 +91,8 @@ async function pipeline(target: Target): Promise<string[]> {
     });
 
   // Offer PIPELINE_RATE messages per second for PIPELINE_SECONDS, in 10 ms ticks.
+  const cpuBefore = await target.cpu();
+  const loadCpuBefore = process.cpuUsage();
   const started = Date.now();
   let offered = 0;
   let accepted = 0;
@@ -110,6 +112,8 @@ async function pipeline(target: Target): Promise<string[]> {
   const deadline = Date.now() + 120_000;
   const done = () => [...receiver.seen.values()].filter((e) => e.doneAt).length;
   while (done() < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const cpuAfter = await target.cpu();
+  const loadCpu = process.cpuUsage(loadCpuBefore);
   await receiver.close();
   agent.destroy();
   const doneAts = [...receiver.seen.values()].flatMap((e) => (e.doneAt ? [e.doneAt] : [])).sort((a, b) => a - b);
@@ -120,14 +124,35 @@ async function pipeline(target: Target): Promise<string[]> {
   const latencies = [...receiver.seen].flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : [])).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   const callbacks = [...receiver.seen.values()].reduce((n, e) => n + e.types.size, 0);
+  // The server's CPU time per message, in ms and in bare POSTs (the same machine's yardstick): unlike a rate, it
+  // hardly depends on what else the machine does, and it is what bounds the rate (the main thread does ~all the work
+  // but sending the webhooks).
+  const perMessage = (s: number) => (s * 1000) / completed;
+  const cpu =
+    cpuBefore && cpuAfter
+      ? `; server CPU per message: main thread ${perMessage(cpuAfter.main - cpuBefore.main).toFixed(2)} ms${barePostCpuMs ? ` (${(perMessage(cpuAfter.main - cpuBefore.main) / barePostCpuMs).toFixed(1)} bare POSTs)` : ''}, all threads ${perMessage(cpuAfter.all - cpuBefore.all).toFixed(2)} ms (this bench's load and receiver: ${perMessage((loadCpu.user + loadCpu.system) / 1e6).toFixed(2)} ms)`
+      : '';
   return [
-    `| end-to-end: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included) | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu} | | | | | |`,
   ];
 }
 
 export const messageScenarios: Scenario[] = [
-  { name: 'messages-post', run: postThroughput },
+  { name: 'messages-post', run: (target, tools) => postThroughput(target, tools) },
   // The pipeline's server sends its webhooks from a thread of its own: it gets both cores, sharing core 1 with
   // the load and the receiver.
-  { name: 'messages-pipeline', serverCores: '0,1', run: (target) => pipeline(target) },
+  { name: 'messages-pipeline', serverCores: '0,1', run: (target, tools) => pipeline(target, tools) },
+  // Both again with room for 800 background jobs at once instead of 100 (JOB_CONCURRENCY): the pipeline stays close
+  // behind a high send rate, at the cost of POST throughput under a burst (see the README).
+  {
+    name: 'messages-post-concurrency',
+    env: { JOB_CONCURRENCY: '800' },
+    run: (target, tools) => postThroughput(target, tools, ' with JOB_CONCURRENCY=800'),
+  },
+  {
+    name: 'messages-pipeline-concurrency',
+    serverCores: '0,1',
+    env: { JOB_CONCURRENCY: '800' },
+    run: (target, tools) => pipeline(target, tools, ' with JOB_CONCURRENCY=800'),
+  },
 ];

@@ -2,12 +2,22 @@
 import type autocannon from 'autocannon';
 import { messageScenarios } from './messages.js';
 
+/** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
+export interface CpuTime {
+  main: number;
+  all: number;
+}
+
 export interface Target {
   url: string;
   apiKey: string;
+  /** Null where the system does not tell (no /proc). */
+  cpu(): Promise<CpuTime | null>;
 }
 
 export interface Figures {
+  /** Requests answered in all. */
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -18,6 +28,8 @@ export interface BenchTools {
   load(options: autocannon.Options): Promise<Figures>;
   baseGet: Figures;
   basePost: Figures;
+  /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
+  barePostCpuMs: number | null;
   row(name: string, figures: Figures, base?: Figures): string;
 }
 
@@ -25,6 +37,8 @@ export interface Scenario {
   name: string;
   /** taskset cores of the server (default "0"; the load always runs on core 1). */
   serverCores?: string;
+  /** Configuration of the server (environment variables) beyond the defaults. */
+  env?: Record<string, string>;
   run(target: Target, tools: BenchTools): Promise<string[]>;
 }
 

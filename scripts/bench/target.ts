@@ -9,6 +9,17 @@ import { start } from '../../server/app.js';
 
 const kind = process.argv[2];
 
+// CPU time used so far, from /proc (Linux; clock ticks of 10 ms): the bench asks before and after a load.
+function cpuSeconds(file: string): number {
+  const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+process.on('message', (m) => {
+  if (m !== 'cpu') return;
+  const main = `/proc/${process.pid}/task/${process.pid}/stat`;
+  process.send!({ cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null });
+});
+
 if (kind === 'bare') {
   const app = express();
   app.use(express.json());
@@ -19,7 +30,7 @@ if (kind === 'bare') {
   });
 } else {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir, ...process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {} });
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir, ...JSON.parse(process.env.BENCH_ENV || '{}') });
   const server = await start(config);
   const { key } = await server.services.accounts.createAccount('bench');
   process.send!({ url: server.url, apiKey: key.api_key });
