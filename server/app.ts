@@ -11,7 +11,7 @@ import { createServices, jobHandlers, type Services } from './services.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
 import { requestContext, requestsInFlight } from './http/request-context.js';
-import { requireApiKey } from './http/auth.js';
+import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
 import { coerceFormBodies } from './http/form-body.js';
 import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
@@ -41,8 +41,7 @@ export function createApp(services: Services): Express {
   app.use((req, res, next) => (FORM.test(req.headers['content-type'] ?? '') ? formBody(req, res, () => coerceFormBodies(req, res, next)) : next()));
   // Every operation that needs a key is under /v1 (checked here), so this is the one place keys are checked;
   // the validator's own security check would only repeat it.
-  const unguarded = loadSpec().operations.filter((op) => !op.public && !op.expressPath.startsWith('/v1/'));
-  if (unguarded.length) throw new Error(`operations outside /v1 need an API key: ${unguarded.map((op) => op.operationId).join(', ')}`);
+  assertKeyedOperationsUnderV1(loadSpec().operations);
   app.use('/v1', requireApiKey(accounts));
   app.use(
     OpenApiValidator.middleware({

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestServer } from './support/server.js';
 import { samplePath, v1Operations } from './support/spec-operations.js';
+import { assertKeyedOperationsUnderV1 } from '../server/http/auth.js';
+import { loadSpec } from '../server/http/spec.js';
+
+describe('where API keys are checked', () => {
+  it('refuses to start with an operation outside /v1 that needs a key, and accepts the spec as it is', () => {
+    const [keyed] = loadSpec().operations.filter((op) => !op.public);
+    expect(() => assertKeyedOperationsUnderV1([{ ...keyed, operationId: 'listMessages', path: '/messages', expressPath: '/messages' }])).toThrow(
+      /operations outside \/v1 need an API key: listMessages/,
+    );
+    expect(() => assertKeyedOperationsUnderV1([{ ...keyed, public: true, path: '/status', expressPath: '/status' }])).not.toThrow();
+    expect(() => assertKeyedOperationsUnderV1(loadSpec().operations)).not.toThrow();
+  });
+});
 
 describe.each(ENGINES)('API keys on every /v1 operation (%s)', (engine) => {
   let t: TestServer;
