@@ -90,6 +90,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     maxRunning: config.jobConcurrency,
     busy: () => requestsInFlight() >= BUSY_REQUESTS,
   });
+  await services.retention.schedule();
   if (options.worker !== false) worker.start();
 
   const server: Server = await new Promise((resolve, reject) => {

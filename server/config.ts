@@ -45,6 +45,8 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Webhooks: allow URLs that resolve to private, loopback or link-local addresses. */
   webhookAllowPrivate: boolean;
+  /** Webhooks: days an event that ended (delivered or given up) is kept, with its attempts. */
+  webhookRetentionDays: number;
   /** Verifications: codes one account may send per hour (fraud guard against SMS pumping). */
   verifyMaxSendsPerHour: number;
 }
@@ -192,6 +194,11 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     env: 'WEBHOOK_RETRY_MAX_MS',
     description: 'Webhook longest delay between attempts (ms).',
     parse: integer('WEBHOOK_RETRY_MAX_MS', 3_600_000, 1, 86_400_000),
+  },
+  webhookRetentionDays: {
+    env: 'WEBHOOK_RETENTION_DAYS',
+    description: 'Days a webhook event that was delivered or given up is kept, with its attempts (1 to 3650).',
+    parse: integer('WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
   },
   webhookMaxAttempts: {
     env: 'WEBHOOK_MAX_ATTEMPTS',

@@ -13,6 +13,7 @@ import { AddressService, VERIFY_ADDRESS_JOB } from './addresses/service.js';
 import { NumberService } from './numbers/service.js';
 import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
+import { Retention } from './system/retention.js';
 
 export interface Services {
   config: Config;
@@ -27,6 +28,7 @@ export interface Services {
   numbers: NumberService;
   verify: VerificationService;
   accountSettings: AccountSettingsService;
+  retention: Retention;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
   secretKey: string;
 }
@@ -53,6 +55,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     numbers,
     verify,
     accountSettings: new AccountSettingsService(store),
+    retention: new Retention(store, config, logger),
   };
 }
 
@@ -65,5 +68,6 @@ export function jobHandlers(services: Services): Record<string, JobHandler> {
     [VERIFY_ADDRESS_JOB]: (job, ctx) => services.addresses.verify(job, ctx),
     ...services.carrier.otp.otpJobHandlers(services.verify),
     ...services.verify.jobHandlers(),
+    ...services.retention.jobHandlers(),
   };
 }

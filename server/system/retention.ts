@@ -1,0 +1,86 @@
+// Housekeeping: records that are kept only for a while. Webhook events that ended (delivered or given up) go with
+// their attempts after WEBHOOK_RETENTION_DAYS; idempotency records after the 24 h in which they can replay.
+// One durable job does it at start and then every hour, a few hundred rows per transaction, so that it never
+// holds the database for long. Messages, numbers and verifications are the API's records and are kept.
+import type { Logger } from 'pino';
+import type { Store } from '../store/db.js';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobContext, JobHandler } from '../jobs/worker.js';
+import { RETENTION_MS as IDEMPOTENCY_MS } from '../idempotency/store.js';
+
+export const RETENTION_JOB = 'maintenance.retention';
+const EVERY_MS = 3_600_000;
+const CHUNK = 500;
+const DAY_MS = 86_400_000;
+
+export class Retention {
+  constructor(
+    private readonly store: Store,
+    private readonly config: { webhookRetentionDays: number },
+    private readonly logger: Logger,
+  ) {}
+
+  /** Makes sure the job exists (once per database, whatever the number of instances that start). */
+  async schedule(): Promise<void> {
+    await this.store.transaction(async (tx) => {
+      const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB).executeTakeFirst();
+      if (!existing) await enqueueJob(tx, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB });
+    });
+  }
+
+  jobHandlers(): Record<string, JobHandler> {
+    return { [RETENTION_JOB]: (_job, ctx) => this.run(ctx) };
+  }
+
+  private async run(ctx: JobContext): Promise<void> {
+    const now = Date.now();
+    const events = await this.purgeWebhookEvents(now - this.config.webhookRetentionDays * DAY_MS);
+    const keys = await this.purgeIdempotencyKeys(new Date(now - IDEMPOTENCY_MS).toISOString());
+    if (events || keys) this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
+    await ctx.store.transaction((tx) => ctx.continueIn(tx, {}, new Date(Date.now() + EVERY_MS)));
+  }
+
+  /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */
+  private async purgeWebhookEvents(before: number): Promise<number> {
+    const below = `msg_${before.toString(16).padStart(12, '0')}`;
+    let removed = 0;
+    for (;;) {
+      const old = this.store.db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
+      const edge = await old.orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst();
+      const deleted = await this.store.transaction(async (tx) => {
+        const chunk = tx.db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
+        const upTo = edge ? chunk.where('id', '<=', edge.id) : chunk;
+        await tx.db.deleteFrom('webhook_attempts').where('event_id', 'in', upTo).execute();
+        const result = await tx.db.deleteFrom('webhook_events').where('id', 'in', upTo).executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+      removed += deleted;
+      if (!edge) return removed;
+    }
+  }
+
+  /** Idempotency records made before `before` (ISO time). */
+  private async purgeIdempotencyKeys(before: string): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const edge = await this.store.db
+        .selectFrom('idempotency_keys')
+        .select('date_created')
+        .where('date_created', '<', before)
+        .orderBy('date_created')
+        .limit(1)
+        .offset(CHUNK - 1)
+        .executeTakeFirst();
+      const deleted = await this.store.transaction(async (tx) => {
+        const result = await tx.db
+          .deleteFrom('idempotency_keys')
+          .where('date_created', '<', before)
+          .$if(edge !== undefined, (q) => q.where('date_created', '<=', edge!.date_created))
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
+      removed += deleted;
+      if (!edge) return removed;
+    }
+  }
+}

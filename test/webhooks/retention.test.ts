@@ -1,0 +1,92 @@
+// The retention job: ended webhook events (with their attempts) go after WEBHOOK_RETENTION_DAYS, idempotency
+// records after 24 h, a chunk at a time; pending events and recent records stay; the job comes back hourly.
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccountService } from '../../server/accounts/service.js';
+import { JobWorker } from '../../server/jobs/worker.js';
+import { RETENTION_JOB, Retention } from '../../server/system/retention.js';
+import { timeOrderedHex } from '../../server/ids.js';
+import type { Store } from '../../server/store/db.js';
+import { ENGINES } from '../support/server.js';
+import { freshDatabase } from '../support/database.js';
+import { waitUntil } from '../support/wait.js';
+
+const logger = pino({ level: 'silent' });
+const DAY = 86_400_000;
+
+describe.each(ENGINES)('retention of webhook events and idempotency records (%s)', (engine) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()!();
+  });
+
+  async function addEvents(store: Store, accountSid: string, count: number, at: number, status: 'delivered' | 'failed' | 'pending'): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => `msg_${timeOrderedHex(at)}`);
+    const iso = new Date(at).toISOString();
+    for (let i = 0; i < ids.length; i += 200) {
+      const some = ids.slice(i, i + 200);
+      await store.db
+        .insertInto('webhook_events')
+        .values(some.map((id) => ({ id, account_sid: accountSid, resource_sid: 'SM1', type: 'message.sent', url: 'http://127.0.0.1:9/', payload: '{}', status, attempts: 1, on_response: null, date_created: iso, date_updated: iso })))
+        .execute();
+      await store.db
+        .insertInto('webhook_attempts')
+        .values(some.map((id) => ({ event_id: id, attempt: 1, date_attempted: iso, duration_ms: 3, response_status: 204, error: null })))
+        .execute();
+    }
+    return ids;
+  }
+
+  async function addKeys(store: Store, accountSid: string, count: number, at: number): Promise<void> {
+    const iso = new Date(at).toISOString();
+    for (let i = 0; i < count; i += 200) {
+      const rows = Array.from({ length: Math.min(200, count - i) }, (_, j) => ({
+        account_sid: accountSid,
+        operation_id: 'createMessage',
+        idempotency_key: `k-${at}-${i + j}`,
+        request_hash: 'h',
+        state: 'done' as const,
+        response_status: 201,
+        response_body: '{}',
+        locked_until: iso,
+        date_created: iso,
+      }));
+      await store.db.insertInto('idempotency_keys').values(rows).execute();
+    }
+  }
+
+  it('removes ended events older than the retention with their attempts, and expired idempotency records, and comes back in an hour', async () => {
+    const db = freshDatabase(engine);
+    cleanups.push(() => db.dispose());
+    const store = await db.open();
+    const { account } = await new AccountService(store).createAccount('retention');
+    const now = Date.now();
+    // More than two chunks of old ones, so that the job has to go on after the first.
+    const old = [...(await addEvents(store, account.sid, 1100, now - 31 * DAY, 'delivered')), ...(await addEvents(store, account.sid, 20, now - 40 * DAY, 'failed'))];
+    const oldPending = await addEvents(store, account.sid, 1, now - 31 * DAY, 'pending');
+    const recent = await addEvents(store, account.sid, 5, now - 29 * DAY, 'delivered');
+    await addKeys(store, account.sid, 1200, now - 25 * 3_600_000);
+    await addKeys(store, account.sid, 3, now - 23 * 3_600_000);
+
+    const retention = new Retention(store, { webhookRetentionDays: 30 }, logger);
+    await retention.schedule();
+    await retention.schedule(); // a second instance starting: still one job
+    expect(await store.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB).execute()).toHaveLength(1);
+    const worker = new JobWorker(store, retention.jobHandlers(), logger, { pollMs: 10 });
+    worker.start();
+    cleanups.push(() => worker.stop());
+
+    const job = () => store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB).executeTakeFirstOrThrow();
+    await waitUntil(async () => Date.parse((await job()).run_at) > now + 3_000_000, 20_000);
+    expect(Date.parse((await job()).run_at)).toBeLessThanOrEqual(Date.now() + 3_600_000);
+
+    const events = (await store.db.selectFrom('webhook_events').select('id').execute()).map((r) => r.id).sort();
+    expect(events).toEqual([...oldPending, ...recent].sort());
+    const attempts = (await store.db.selectFrom('webhook_attempts').select('event_id').execute()).map((r) => r.event_id).sort();
+    expect(attempts).toEqual([...oldPending, ...recent].sort());
+    expect(old.length).toBe(1120);
+    const keys = await store.db.selectFrom('idempotency_keys').select('date_created').execute();
+    expect(keys).toHaveLength(3);
+    expect(keys.every((k) => Date.parse(k.date_created) > now - 24 * 3_600_000)).toBe(true);
+  });
+});
