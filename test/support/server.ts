@@ -100,6 +100,9 @@ export async function startTestServer(engine: Engine, env: Record<string, string
     async restart() {
       const port = server.port;
       await server.close();
+      // Let the clients of this process see that their kept-alive connections were closed (a real restart takes
+      // longer than one turn of the event loop); else one may send its next request down a closed socket.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       // Same port, so clients made before the restart keep working.
       server = await start({ ...config, port });
     },
