@@ -21,7 +21,12 @@ function randomHex(bytes: number): string {
  * per new row scattered across the whole index (about half the database's write cost under the message load).
  */
 export function timeOrderedHex(now = Date.now()): string {
-  return now.toString(16).padStart(12, '0').slice(-12) + randomHex(10);
+  return timePrefixHex(now) + randomHex(10);
+}
+
+/** The time part of timeOrderedHex: keys made before `ms` sort below it, those made at `ms` or later above. */
+export function timePrefixHex(ms: number): string {
+  return ms.toString(16).padStart(12, '0').slice(-12);
 }
 
 export const SID_PREFIX = {

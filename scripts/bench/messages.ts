@@ -128,10 +128,13 @@ async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = '
   // hardly depends on what else the machine does, and it is what bounds the rate (the main thread does ~all the work
   // but sending the webhooks).
   const perMessage = (s: number) => (s * 1000) / completed;
-  const cpu =
-    cpuBefore && cpuAfter
-      ? `; server CPU per message: main thread ${perMessage(cpuAfter.main - cpuBefore.main).toFixed(2)} ms${barePostCpuMs ? ` (${(perMessage(cpuAfter.main - cpuBefore.main) / barePostCpuMs).toFixed(1)} bare POSTs)` : ''}, all threads ${perMessage(cpuAfter.all - cpuBefore.all).toFixed(2)} ms (this bench's load and receiver: ${perMessage((loadCpu.user + loadCpu.system) / 1e6).toFixed(2)} ms)`
-      : '';
+  let cpu = '';
+  if (cpuBefore && cpuAfter) {
+    const main = perMessage(cpuAfter.main - cpuBefore.main);
+    const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(1)} bare POSTs)` : '';
+    const bench = perMessage((loadCpu.user + loadCpu.system) / 1e6);
+    cpu = `; server CPU per message: main thread ${main.toFixed(2)} ms${inBarePosts}, all threads ${perMessage(cpuAfter.all - cpuBefore.all).toFixed(2)} ms (this bench's load and receiver: ${bench.toFixed(2)} ms)`;
+  }
   return [
     `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu} | | | | | |`,
   ];

@@ -3,10 +3,11 @@
 // One durable job does it at start and then every hour, a few hundred rows per transaction, so that it never
 // holds the database for long. Messages, numbers and verifications are the API's records and are kept.
 import type { Logger } from 'pino';
-import type { Store } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
 import type { JobContext, JobHandler } from '../jobs/worker.js';
 import { RETENTION_MS as IDEMPOTENCY_MS } from '../idempotency/store.js';
+import type { Db, Store, Tx } from '../store/db.js';
+import { webhookIdsBefore } from '../webhooks/sign.js';
 
 export const RETENTION_JOB = 'maintenance.retention';
 const EVERY_MS = 3_600_000;
@@ -42,14 +43,13 @@ export class Retention {
 
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */
   private async purgeWebhookEvents(before: number): Promise<number> {
-    const below = `msg_${before.toString(16).padStart(12, '0')}`;
+    const below = webhookIdsBefore(before);
+    const ended = (db: Db | Tx['db']) => db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
     let removed = 0;
     for (;;) {
-      const old = this.store.db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
-      const edge = await old.orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst();
+      const edge = await ended(this.store.db).orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst();
       const deleted = await this.store.transaction(async (tx) => {
-        const chunk = tx.db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
-        const upTo = edge ? chunk.where('id', '<=', edge.id) : chunk;
+        const upTo = edge ? ended(tx.db).where('id', '<=', edge.id) : ended(tx.db);
         await tx.db.deleteFrom('webhook_attempts').where('event_id', 'in', upTo).execute();
         const result = await tx.db.deleteFrom('webhook_events').where('id', 'in', upTo).executeTakeFirst();
         return Number(result.numDeletedRows);

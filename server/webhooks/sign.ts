@@ -1,9 +1,14 @@
 // Standard Webhooks signatures: base64 HMAC-SHA256 of "id.timestamp.body" keyed by the whsec_ secret's bytes.
 import { createHmac } from 'node:crypto';
-import { timeOrderedHex } from '../ids.js';
+import { timeOrderedHex, timePrefixHex } from '../ids.js';
 
-export function newWebhookId(): string {
-  return `msg_${timeOrderedHex()}`;
+export function newWebhookId(now = Date.now()): string {
+  return `msg_${timeOrderedHex(now)}`;
+}
+
+/** Ids of the webhook events recorded before `ms` sort below this one (events can be walked by age on their key). */
+export function webhookIdsBefore(ms: number): string {
+  return `msg_${timePrefixHex(ms)}`;
 }
 
 export function signatureFor(secret: string, id: string, timestampSeconds: number, body: string): string {

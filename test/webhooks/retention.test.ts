@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccountService } from '../../server/accounts/service.js';
 import { JobWorker } from '../../server/jobs/worker.js';
 import { RETENTION_JOB, Retention } from '../../server/system/retention.js';
-import { timeOrderedHex } from '../../server/ids.js';
+import { newWebhookId } from '../../server/webhooks/sign.js';
 import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
@@ -21,7 +21,7 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
   });
 
   async function addEvents(store: Store, accountSid: string, count: number, at: number, status: 'delivered' | 'failed' | 'pending'): Promise<string[]> {
-    const ids = Array.from({ length: count }, () => `msg_${timeOrderedHex(at)}`);
+    const ids = Array.from({ length: count }, () => newWebhookId(at));
     const iso = new Date(at).toISOString();
     for (let i = 0; i < ids.length; i += 200) {
       const some = ids.slice(i, i + 200);
@@ -62,7 +62,8 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     const { account } = await new AccountService(store).createAccount('retention');
     const now = Date.now();
     // More than two chunks of old ones, so that the job has to go on after the first.
-    const old = [...(await addEvents(store, account.sid, 1100, now - 31 * DAY, 'delivered')), ...(await addEvents(store, account.sid, 20, now - 40 * DAY, 'failed'))];
+    await addEvents(store, account.sid, 1100, now - 31 * DAY, 'delivered');
+    await addEvents(store, account.sid, 20, now - 40 * DAY, 'failed');
     const oldPending = await addEvents(store, account.sid, 1, now - 31 * DAY, 'pending');
     const recent = await addEvents(store, account.sid, 5, now - 29 * DAY, 'delivered');
     await addKeys(store, account.sid, 1200, now - 25 * 3_600_000);
@@ -84,7 +85,6 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     expect(events).toEqual([...oldPending, ...recent].sort());
     const attempts = (await store.db.selectFrom('webhook_attempts').select('event_id').execute()).map((r) => r.event_id).sort();
     expect(attempts).toEqual([...oldPending, ...recent].sort());
-    expect(old.length).toBe(1120);
     const keys = await store.db.selectFrom('idempotency_keys').select('date_created').execute();
     expect(keys).toHaveLength(3);
     expect(keys.every((k) => Date.parse(k.date_created) > now - 24 * 3_600_000)).toBe(true);
