@@ -1,7 +1,8 @@
 // Sends webhook attempts from a worker thread, so the HTTP work (connections, writing the request, reading the
 // answer) and the signing are off the thread that runs the API and the database. The delivery engine keeps
 // everything durable on its side: an attempt the thread never answers (it stopped) counts as a failed attempt.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.js';
 import { failedAttempt, type AttemptResult, type DeliverOptions } from './deliver.js';
 
 export interface SendRequest {
@@ -14,9 +15,7 @@ export interface SendRequest {
   options: DeliverOptions;
 }
 
-const ENTRY = new URL('./sender-thread.ts', import.meta.url).href;
-// The thread runs TypeScript through tsx, as the server does (a worker does not inherit the loader).
-const BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY)}); })`;
+const ENTRY = new URL('./sender-thread.ts', import.meta.url);
 
 export class WebhookSender {
   private worker: Worker | null = null;
@@ -51,7 +50,7 @@ export class WebhookSender {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(BOOT, { eval: true, name: 'webhook-sender' });
+    const worker = startThread(ENTRY, { name: 'webhook-sender' });
     // Pending deliveries keep their jobs; the thread alone must not hold the process open.
     worker.unref();
     worker.on('message', (answers: { seq: number; result: AttemptResult }[]) => {
