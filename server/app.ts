@@ -80,7 +80,7 @@ export interface StartOptions {
 
 export async function start(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const store = options.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined }));
+  const store = options.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined, logger }));
   const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);

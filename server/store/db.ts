@@ -4,9 +4,11 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor } from './migrations/index.js';
 import { GroupCommit } from './group-commit.js';
+import { WalCheckpointer } from './checkpointer.js';
 import { registerConnection } from './prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,6 +26,7 @@ export interface StoreOptions {
   dataDir?: string;
   /** PostgreSQL only: keep every table in this schema (created when missing). Tests use one per server. */
   schema?: string;
+  logger?: Logger;
 }
 
 export class Store {
@@ -36,16 +39,26 @@ export class Store {
      * SQLite: the file behind `db` (with its statement cache), for the transactions to run on directly, and a
      * second, read-only connection for the reads made outside transactions.
      */
-    private readonly sqlite?: { file: SQLite.Database; reader: SQLite.Database },
+    private readonly sqlite?: { path: string; file: SQLite.Database; reader: SQLite.Database; logger?: Logger },
   ) {
     registerConnection(db, dialect, sqlite?.reader);
     this.grouped = sqlite ? new GroupCommit(db, sqlite.file) : null;
+    if (sqlite) {
+      const grouped = this.grouped!;
+      this.checkpointer = new WalCheckpointer(sqlite.path, {
+        finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
+        logger: sqlite.logger,
+      });
+    }
   }
+
+  /** SQLite: copies the write-ahead log into the database file off the API's thread. */
+  readonly checkpointer?: WalCheckpointer;
 
   private readonly grouped: GroupCommit | null;
 
   static async open(options: StoreOptions): Promise<Store> {
-    const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data');
+    const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data', options.logger);
     await store.migrate();
     return store;
   }
@@ -77,29 +90,33 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
     await this.db.destroy();
     this.sqlite?.reader.close();
   }
 }
 
-function openSqlite(dataDir: string): Store {
+function openSqlite(dataDir: string, logger?: Logger): Store {
   fs.mkdirSync(dataDir, { recursive: true });
-  const file = new SQLite(path.join(dataDir, 'telephony.sqlite'));
+  const filePath = path.join(dataDir, 'telephony.sqlite');
+  const file = new SQLite(filePath);
   // WAL lets the CLI and the server share the file; busy_timeout waits out the other's write.
   file.pragma('journal_mode = WAL');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
-  // Checkpoint the WAL every 10,000 pages (about 40 MB) rather than SQLite's 1,000: the hot pages of the jobs
-  // table are rewritten by every commit, and a rarer checkpoint copies each of them back once instead of ten times.
+  // The WAL is checkpointed from a thread of its own (see checkpointer.ts); this connection's own checkpoint at
+  // 10,000 pages (about 40 MB, rather than SQLite's 1,000) is the backstop. The log is truncated when it starts
+  // over, so that its size on disk tells the checkpointer how much it holds.
   file.pragma('wal_autocheckpoint = 10000');
+  file.pragma('journal_size_limit = 0');
   const cached = withStatementCache(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   // WAL lets a reader see the last committed state while the writer's transaction is open: reads outside
   // transactions neither wait for the group commit in progress nor see its uncommitted rows.
-  const reader = new SQLite(path.join(dataDir, 'telephony.sqlite'), { readonly: true });
+  const reader = new SQLite(filePath, { readonly: true });
   reader.pragma('busy_timeout = 5000');
-  return new Store(db, 'sqlite', undefined, { file: cached, reader: withStatementCache(reader) });
+  return new Store(db, 'sqlite', undefined, { path: filePath, file: cached, reader: withStatementCache(reader), logger });
 }
 
 /**

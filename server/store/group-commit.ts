@@ -16,6 +16,8 @@ const MAX_GROUP = 128;
 
 export class GroupCommit {
   private readonly queue: Pending[] = [];
+  /** Work for the connection outside any transaction (see `between`). */
+  private readonly betweenGroups: (() => void)[] = [];
   private running = false;
 
   constructor(
@@ -31,12 +33,31 @@ export class GroupCommit {
     });
   }
 
+  /** Runs `fn` on the connection while no transaction is open on it: at once when idle, else before the next group. */
+  between(fn: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const run = () => {
+        try {
+          fn();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      };
+      if (this.running) this.betweenGroups.push(run);
+      else run();
+    });
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
     try {
       // Let the transactions that are ready in this turn of the event loop join the first group.
       await new Promise((resolve) => setImmediate(resolve));
-      while (this.queue.length) await this.group();
+      while (this.queue.length || this.betweenGroups.length) {
+        for (const run of this.betweenGroups.splice(0)) run();
+        if (this.queue.length) await this.group();
+      }
     } finally {
       this.running = false;
     }
