@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { scenarios, type CpuTime, type Figures, type Scenario, type Target } from './bench/scenarios.js';
+import { scenarios, type CpuTime, type Figures, type LoopDelay, type Scenario, type Target } from './bench/scenarios.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -28,24 +28,32 @@ async function launch(kind: 'bare' | 'api', serverCores = '0', env: Record<strin
     env: { ...process.env, BENCH_ENV: JSON.stringify({ ...JSON.parse(process.env.BENCH_ENV || '{}'), ...env }) },
   });
   if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
-  const ready = await new Promise<Omit<Target, 'cpu'>>((resolve) => child.once('message', (m) => resolve(m as Omit<Target, 'cpu'>)));
-  const cpu = () =>
-    new Promise<CpuTime | null>((resolve) => {
+  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay'>>((resolve) => child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay'>)));
+  // A question to the server process ('cpu', 'loop') and its answer, the message that carries that key.
+  const ask = <T>(what: 'cpu' | 'loop') =>
+    new Promise<T>((resolve) => {
       const answer = (m: unknown) => {
-        if (typeof m !== 'object' || m === null || !('cpu' in m)) return;
+        if (typeof m !== 'object' || m === null || !(what in m)) return;
         child.off('message', answer);
-        resolve((m as { cpu: CpuTime | null }).cpu);
+        resolve((m as Record<string, T>)[what]);
       };
       child.on('message', answer);
-      child.send('cpu');
+      child.send(what);
     });
-  return { target: { ...ready, cpu }, child };
+  const cpu = () => ask<CpuTime | null>('cpu');
+  const loopDelay = () => ask<LoopDelay>('loop');
+  return { target: { ...ready, cpu, loopDelay }, child };
 }
 
 async function load(options: autocannon.Options): Promise<Figures> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
   const non2xx = result.non2xx + result.errors + result.timeouts;
   return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
+}
+
+/** How late a server's event loop was (see target.ts): under a saturating load, about how long one turn of it takes. */
+function loopFigures(loop: LoopDelay): string {
+  return `${loop.p99.toFixed(0)} ms at p99, ${loop.max.toFixed(0)} ms at most`;
 }
 
 function row(name: string, f: Figures, base?: Figures): string {
@@ -60,19 +68,21 @@ async function main(): Promise<void> {
   const bare = await launch('bare');
   const baseGet = await load({ url: `${bare.target.url}/bare` });
   const cpuBefore = await bare.target.cpu();
+  await bare.target.loopDelay();
   const basePost = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
   const cpuAfter = await bare.target.cpu();
   const barePostCpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / basePost.requests : null;
+  const bareLoop = await bare.target.loopDelay();
   bare.child.kill();
 
   console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
   console.log('|---|---|---|---|---|---|');
   console.log(row('bare Express GET', baseGet));
-  console.log(row('bare Express POST JSON', basePost));
+  console.log(row(`bare Express POST JSON; event loop late by ${loopFigures(bareLoop)}`, basePost));
   for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
     const api = await launch('api', scenario.serverCores, scenario.env);
     try {
-      const lines = await scenario.run(api.target, { load, baseGet, basePost, barePostCpuMs, row });
+      const lines = await scenario.run(api.target, { load, baseGet, basePost, barePostCpuMs, row, loopFigures });
       for (const line of lines) console.log(line);
     } finally {
       api.child.disconnect();

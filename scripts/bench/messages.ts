@@ -55,19 +55,21 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
   };
 }
 
-async function postThroughput(target: Target, { load, basePost, row }: BenchTools, label = ''): Promise<string[]> {
+async function postThroughput(target: Target, { load, basePost, row, loopFigures }: BenchTools, label = ''): Promise<string[]> {
   const pool = await numberPool(target, 200);
   let i = 0;
+  await target.loopDelay();
   const figures = await load({
     url: `${target.url}/v1/messages`,
     method: 'POST',
     headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
   });
-  return [row(`POST /v1/messages (auth, validation, ownership check, insert + job)${label}`, figures, basePost)];
+  const loop = await target.loopDelay();
+  return [row(`POST /v1/messages (auth, validation, ownership check, insert + job)${label}; server event loop late by ${loopFigures(loop)}`, figures, basePost)];
 }
 
-async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = ''): Promise<string[]> {
+async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchTools, label = ''): Promise<string[]> {
   const pool = await numberPool(target, 200);
   const expected = ['message.sending', 'message.sent', 'message.delivered'];
   const receiver = await startReceiver(expected);
@@ -92,6 +94,7 @@ async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = '
 
   // Offer PIPELINE_RATE messages per second for PIPELINE_SECONDS, in 10 ms ticks.
   const cpuBefore = await target.cpu();
+  await target.loopDelay();
   const loadCpuBefore = process.cpuUsage();
   const started = Date.now();
   let offered = 0;
@@ -113,6 +116,7 @@ async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = '
   const done = () => [...receiver.seen.values()].filter((e) => e.doneAt).length;
   while (done() < accepted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const cpuAfter = await target.cpu();
+  const loop = await target.loopDelay();
   const loadCpu = process.cpuUsage(loadCpuBefore);
   await receiver.close();
   agent.destroy();
@@ -136,7 +140,7 @@ async function pipeline(target: Target, { barePostCpuMs }: BenchTools, label = '
     cpu = `; server CPU per message: main thread ${main.toFixed(2)} ms${inBarePosts}, all threads ${perMessage(cpuAfter.all - cpuBefore.all).toFixed(2)} ms (this bench's load and receiver: ${bench.toFixed(2)} ms)`;
   }
   return [
-    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu} | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)} | | | | | |`,
   ];
 }
 

@@ -8,11 +8,18 @@ export interface CpuTime {
   all: number;
 }
 
+/** How late the server's event loop ran a 10 ms timer (ms), since the last ask: its 99th percentile and its longest. */
+export interface LoopDelay {
+  p99: number;
+  max: number;
+}
+
 export interface Target {
   url: string;
   apiKey: string;
   /** Null where the system does not tell (no /proc). */
   cpu(): Promise<CpuTime | null>;
+  loopDelay(): Promise<LoopDelay>;
 }
 
 export interface Figures {
@@ -31,6 +38,7 @@ export interface BenchTools {
   /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
   barePostCpuMs: number | null;
   row(name: string, figures: Figures, base?: Figures): string;
+  loopFigures(loop: LoopDelay): string;
 }
 
 export interface Scenario {

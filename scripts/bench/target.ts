@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import express from 'express';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/app.js';
@@ -14,10 +15,18 @@ function cpuSeconds(file: string): number {
   const fields = fs.readFileSync(file, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+// How late the event loop ran a 10 ms timer, since the bench last asked: its longest stall is what every request in
+// flight at that moment waited out.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 process.on('message', (m) => {
-  if (m !== 'cpu') return;
-  const main = `/proc/${process.pid}/task/${process.pid}/stat`;
-  process.send!({ cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null });
+  if (m === 'cpu') {
+    const main = `/proc/${process.pid}/task/${process.pid}/stat`;
+    process.send!({ cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null });
+  } else if (m === 'loop') {
+    process.send!({ loop: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } });
+    loopDelay.reset();
+  }
 });
 
 if (kind === 'bare') {
