@@ -7,6 +7,7 @@ import * as numberLookups from './003_numbers_lookups.js';
 import * as messages from './004_messages.js';
 import * as lookupSignals from './005_lookup_signals.js';
 import * as verifications from './006_verifications.js';
+import * as hotPathIndexes from './007_hot_path_indexes.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 
@@ -17,6 +18,7 @@ const MIGRATIONS: [string, Up][] = [
   ['004_messages', messages.up],
   ['005_lookup_signals', lookupSignals.up],
   ['006_verifications', verifications.up],
+  ['007_hot_path_indexes', hotPathIndexes.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
