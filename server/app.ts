@@ -67,6 +67,8 @@ export interface RunningServer {
   services: Services;
   /** The key of the account created at this start, when one was (print it once). */
   createdKey: { account_sid: string; api_key: string } | null;
+  /** The background job worker (running unless started with `worker: false`). */
+  worker: JobWorker;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     port,
     services,
     createdKey: createdKey && { account_sid: createdKey.account_sid, api_key: createdKey.api_key },
+    worker,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

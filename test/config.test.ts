@@ -46,6 +46,17 @@ describe('configuration from the environment', () => {
     expect(res.stderr).toContain('PORT must be an integer');
   });
 
+  it('gives the job worker the window JOB_CONCURRENCY asks for (100 by default)', async () => {
+    for (const [env, expected] of [[{}, 100], [{ JOB_CONCURRENCY: '640' }, 640]] as const) {
+      const t = await startTestServer('sqlite', env);
+      try {
+        expect(t.server.worker.maxRunning).toBe(expected);
+      } finally {
+        await t.stop();
+      }
+    }
+  });
+
   it('makes sure an account holds TELEPHONY_API_KEY, across restarts', async () => {
     const apiKey = 'tk_configured-for-dev-0123456789';
     const t = await startTestServer('sqlite', { TELEPHONY_API_KEY: apiKey });

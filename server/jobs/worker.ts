@@ -50,7 +50,8 @@ export class JobWorker {
   private wake: (() => void) | null = null;
   private pendingWake: NodeJS.Timeout | null = null;
   private readonly batchSize: number;
-  private readonly maxRunning: number;
+  /** Jobs running at once at most (the window). */
+  readonly maxRunning: number;
   /** The jobs running now: a slow one (a webhook to a receiver that takes its time) holds up none of the others. */
   private readonly inFlight = new Set<Promise<void>>();
   // Coalesce a burst of enqueues (one per request under load) into one claim of a fuller batch.
