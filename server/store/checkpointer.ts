@@ -34,10 +34,13 @@ export interface CheckpointerOptions {
 }
 
 const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
+const RESTART_AFTER_MS = 10_000;
 
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private inRound = false;
+  /** When the thread last stopped on its own: it is started again only a while later (no restart loop). */
+  private lostAt = 0;
   private readonly timer: NodeJS.Timeout;
   /** What the thread's last pass did, in the last round. */
   last: CheckpointOutcome | null = null;
@@ -60,7 +63,7 @@ export class WalCheckpointer {
   }
 
   private tick(): void {
-    if (this.inRound || logBytes(this.path) < (this.options.startAtBytes ?? 16 << 20)) return;
+    if (this.inRound || Date.now() - this.lostAt < RESTART_AFTER_MS || logBytes(this.path) < (this.options.startAtBytes ?? 16 << 20)) return;
     this.worker ??= this.start();
     this.inRound = true;
     this.worker.postMessage('catch up');
@@ -81,9 +84,10 @@ export class WalCheckpointer {
     });
     const lost = (why: unknown) => {
       if (this.worker !== worker) return;
-      // Started again at the next round; meanwhile the writing connection's own checkpoints go on.
+      // Started again a while later; meanwhile the writing connection's own checkpoints go on.
       this.worker = null;
       this.inRound = false;
+      this.lostAt = Date.now();
       this.options.logger?.warn({ why }, 'the checkpoint thread stopped');
     };
     worker.on('error', lost);
