@@ -1,26 +1,23 @@
 // The SQLite write-ahead log is copied back into the database file from a thread of its own, and starts over while
 // the server goes on writing: the writing connection only closes each round, between two of its transactions.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../../server/store/db.js';
+import { freshDatabase } from '../support/database.js';
 
 const MB = 1 << 20;
 
 describe('checkpoints of the SQLite log from their own thread', () => {
-  const dirs: string[] = [];
-  const stores: Store[] = [];
+  const databases: ReturnType<typeof freshDatabase>[] = [];
   afterEach(async () => {
-    for (const s of stores.splice(0)) await s.close();
-    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+    for (const db of databases.splice(0)) await db.dispose();
   });
 
   it('lets the log start over under a steady write load, long before the writing connection would checkpoint it, and keeps every row', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkpointer-'));
-    dirs.push(dir);
-    const store = await Store.open({ dataDir: dir });
-    stores.push(store);
+    const db = freshDatabase('sqlite');
+    databases.push(db);
+    const store = await db.open();
+    const dir = db.dataDir;
     const logSize = () => fs.statSync(path.join(dir, 'telephony.sqlite-wal')).size;
     const value = 'x'.repeat(3000);
     let written = 0;

@@ -13,6 +13,8 @@ export function freshDatabase(engine: Engine) {
   const url = process.env.TEST_DATABASE_URL ?? null;
   const opened: Store[] = [];
   return {
+    /** SQLite: the folder of the database file. */
+    dataDir,
     async open() {
       const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema } : { dataDir });
       opened.push(store);
