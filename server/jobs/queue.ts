@@ -48,6 +48,12 @@ export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options
   if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
 }
 
+/** Enqueues a job of `kind` unless one already exists (a recurring job that schedules itself, made once per database). */
+export async function enqueueJobOnce(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', kind).executeTakeFirst();
+  if (!existing) await enqueueJob(tx, kind, payload, options);
+}
+
 /**
  * Claims up to `limit` due jobs for `workerId` until `leaseMs` from now. A job whose lease ran out
  * (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once

@@ -42,14 +42,16 @@ export class Store {
     private readonly sqlite?: { path: string; file: SQLite.Database; reader: SQLite.Database; logger?: Logger },
   ) {
     registerConnection(db, dialect, sqlite?.reader);
-    this.grouped = sqlite ? new GroupCommit(db, sqlite.file) : null;
-    if (sqlite) {
-      const grouped = this.grouped!;
-      this.checkpointer = new WalCheckpointer(sqlite.path, {
-        finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
-        logger: sqlite.logger,
-      });
+    if (!sqlite) {
+      this.grouped = null;
+      return;
     }
+    const grouped = new GroupCommit(db, sqlite.file);
+    this.grouped = grouped;
+    this.checkpointer = new WalCheckpointer(sqlite.path, {
+      finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
+      logger: sqlite.logger,
+    });
   }
 
   /** SQLite: copies the write-ahead log into the database file off the API's thread. */

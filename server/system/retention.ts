@@ -3,7 +3,7 @@
 // One durable job does it at start and then every hour, a few hundred rows per transaction, so that it never
 // holds the database for long. Messages, numbers and verifications are the API's records and are kept.
 import type { Logger } from 'pino';
-import { enqueueJob } from '../jobs/queue.js';
+import { enqueueJobOnce } from '../jobs/queue.js';
 import type { JobContext, JobHandler } from '../jobs/worker.js';
 import { RETENTION_MS as IDEMPOTENCY_MS } from '../idempotency/store.js';
 import type { Db, Store, Tx } from '../store/db.js';
@@ -23,10 +23,7 @@ export class Retention {
 
   /** Makes sure the job exists (once per database, whatever the number of instances that start). */
   async schedule(): Promise<void> {
-    await this.store.transaction(async (tx) => {
-      const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB).executeTakeFirst();
-      if (!existing) await enqueueJob(tx, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB });
-    });
+    await this.store.transaction((tx) => enqueueJobOnce(tx, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB }));
   }
 
   jobHandlers(): Record<string, JobHandler> {
@@ -42,45 +39,45 @@ export class Retention {
   }
 
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */
-  private async purgeWebhookEvents(before: number): Promise<number> {
+  private purgeWebhookEvents(before: number): Promise<number> {
     const below = webhookIdsBefore(before);
     const ended = (db: Db | Tx['db']) => db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
-    let removed = 0;
-    for (;;) {
-      const edge = await ended(this.store.db).orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst();
-      const deleted = await this.store.transaction(async (tx) => {
+    return this.inChunks(
+      () => ended(this.store.db).orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst(),
+      async (tx, edge) => {
         const upTo = edge ? ended(tx.db).where('id', '<=', edge.id) : ended(tx.db);
         await tx.db.deleteFrom('webhook_attempts').where('event_id', 'in', upTo).execute();
-        const result = await tx.db.deleteFrom('webhook_events').where('id', 'in', upTo).executeTakeFirst();
-        return Number(result.numDeletedRows);
-      });
-      removed += deleted;
-      if (!edge) return removed;
-    }
+        return (await tx.db.deleteFrom('webhook_events').where('id', 'in', upTo).executeTakeFirst()).numDeletedRows;
+      },
+    );
   }
 
   /** Idempotency records made before `before` (ISO time). */
-  private async purgeIdempotencyKeys(before: string): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const edge = await this.store.db
-        .selectFrom('idempotency_keys')
-        .select('date_created')
-        .where('date_created', '<', before)
-        .orderBy('date_created')
-        .limit(1)
-        .offset(CHUNK - 1)
-        .executeTakeFirst();
-      const deleted = await this.store.transaction(async (tx) => {
+  private purgeIdempotencyKeys(before: string): Promise<number> {
+    const old = (db: Db | Tx['db']) => db.selectFrom('idempotency_keys').select('date_created').where('date_created', '<', before);
+    return this.inChunks(
+      () => old(this.store.db).orderBy('date_created').limit(1).offset(CHUNK - 1).executeTakeFirst(),
+      async (tx, edge) => {
         const result = await tx.db
           .deleteFrom('idempotency_keys')
           .where('date_created', '<', before)
           .$if(edge !== undefined, (q) => q.where('date_created', '<=', edge!.date_created))
           .executeTakeFirst();
-        return Number(result.numDeletedRows);
-      });
-      removed += deleted;
-      if (!edge) return removed;
+        return result.numDeletedRows;
+      },
+    );
+  }
+
+  /**
+   * Removes rows a chunk per transaction: `edge` finds the last row of the next chunk (outside the transaction, so
+   * the read does not hold the writer), `remove` deletes up to it, or everything left once there is no edge.
+   */
+  private async inChunks<E>(edge: () => Promise<E | undefined>, remove: (tx: Tx, edge: E | undefined) => Promise<bigint>): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const last = await edge();
+      removed += Number(await this.store.transaction((tx) => remove(tx, last)));
+      if (last === undefined) return removed;
     }
   }
 }
