@@ -2,7 +2,7 @@
 // every status callback received by a loopback receiver in this process).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BenchTools, Scenario, Target } from './scenarios.js';
+import type { BenchTools, CpuTime, Scenario, Target } from './scenarios.js';
 
 const PIPELINE_SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 30);
 const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1000);
@@ -55,18 +55,33 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
   };
 }
 
-async function postThroughput(target: Target, { load, basePost, row, loopFigures }: BenchTools, label = ''): Promise<string[]> {
+/**
+ * The server's CPU time per request (or message) between two readings, in ms and, for its main thread, in bare
+ * POSTs (the same machine's yardstick): unlike a rate, it hardly depends on what else the machine does. The other
+ * threads are mostly V8's garbage collector helpers, which the bare route has too (its yardstick counts them).
+ */
+function serverCpu(unit: string, count: number, before: CpuTime | null, after: CpuTime | null, barePostCpuMs: number | null): string {
+  if (!before || !after) return '';
+  const per = (seconds: number) => (seconds * 1000) / count;
+  const main = per(after.main - before.main);
+  const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(2)} bare POSTs)` : '';
+  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${per(after.all - before.all).toFixed(3)} ms`;
+}
+
+async function postThroughput(target: Target, { load, basePost, barePostCpuMs, row, loopFigures }: BenchTools, label = ''): Promise<string[]> {
   const pool = await numberPool(target, 200);
   let i = 0;
   await target.loopDelay();
+  const cpuBefore = await target.cpu();
   const figures = await load({
     url: `${target.url}/v1/messages`,
     method: 'POST',
     headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
   });
+  const cpuAfter = await target.cpu();
   const loop = await target.loopDelay();
-  return [row(`POST /v1/messages (auth, validation, ownership check, insert + job)${label}; server event loop late by ${loopFigures(loop)}`, figures, basePost)];
+  return [row(`POST /v1/messages (auth, validation, ownership check, insert + job)${label}; server event loop late by ${loopFigures(loop)}${serverCpu('request', figures.requests, cpuBefore, cpuAfter, barePostCpuMs)}`, figures, basePost)];
 }
 
 async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchTools, label = ''): Promise<string[]> {
@@ -128,17 +143,10 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   const latencies = [...receiver.seen].flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : [])).sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   const callbacks = [...receiver.seen.values()].reduce((n, e) => n + e.types.size, 0);
-  // The server's CPU time per message, in ms and in bare POSTs (the same machine's yardstick): unlike a rate, it
-  // hardly depends on what else the machine does, and it is what bounds the rate (the main thread does ~all the work
-  // but sending the webhooks).
-  const perMessage = (s: number) => (s * 1000) / completed;
-  let cpu = '';
-  if (cpuBefore && cpuAfter) {
-    const main = perMessage(cpuAfter.main - cpuBefore.main);
-    const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(1)} bare POSTs)` : '';
-    const bench = perMessage((loadCpu.user + loadCpu.system) / 1e6);
-    cpu = `; server CPU per message: main thread ${main.toFixed(2)} ms${inBarePosts}, all threads ${perMessage(cpuAfter.all - cpuBefore.all).toFixed(2)} ms (this bench's load and receiver: ${bench.toFixed(2)} ms)`;
-  }
+  // The server's CPU time per message is what bounds the rate (its main thread does all the work but sending the
+  // webhooks); the load's own time per message goes beside it, as on this machine the two share a core.
+  const loadMs = ((loadCpu.user + loadCpu.system) / 1e3 / completed).toFixed(2);
+  const cpu = serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) + (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
   return [
     `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)} | | | | | |`,
   ];
