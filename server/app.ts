@@ -10,7 +10,7 @@ import { Store } from './store/db.js';
 import { createServices, jobHandlers, type Services } from './services.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
-import { requestContext, requestsInFlight } from './http/request-context.js';
+import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
 import { coerceFormBodies } from './http/form-body.js';
 import { problemMiddleware } from './http/problem.js';
@@ -22,8 +22,10 @@ import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 
 export const BODY_LIMIT = '1mb';
-/** Requests in flight from which background jobs yield to the API (see JobWorker's `busy`). */
-const BUSY_REQUESTS = 16;
+/** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
+const BUSY_WINDOW_MS = 50;
+/** The longest background jobs wait between claims while the API stays busy (a sustained burst of requests). */
+const MAX_YIELD_MS = 200;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 
 export function createApp(services: Services): Express {
@@ -90,7 +92,8 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     pollMs: config.jobPollMs,
     leaseMs: config.jobLeaseMs,
     maxRunning: config.jobConcurrency,
-    busy: () => requestsInFlight() >= BUSY_REQUESTS,
+    busy: () => crowdedWithin(BUSY_WINDOW_MS),
+    maxYieldMs: MAX_YIELD_MS,
   });
   await services.retention.schedule();
   if (options.worker !== false) worker.start();

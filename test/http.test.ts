@@ -1,7 +1,10 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestAccount, type TestServer } from './support/server.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 import { handlers } from '../server/routes/index.js';
+import { crowdedWithin } from '../server/http/request-context.js';
+import { waitUntil } from './support/wait.js';
 
 describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
   let t: TestServer;
@@ -108,5 +111,40 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
       const res = await callWithExample(t.url, op, auth());
       await expectProblem(res, 501, 'not_implemented');
     }
+  });
+});
+
+describe('the API crowd signal background jobs yield to', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer('sqlite');
+  });
+  afterAll(() => t.stop());
+
+  /** Opens a request that stays in flight: its headers are sent, its body never comes. */
+  async function openRequest(): Promise<net.Socket> {
+    const { port } = new URL(t.directUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    return socket;
+  }
+
+  it('is seen from 16 requests in flight at once, and only for the window asked about', async () => {
+    const sockets: net.Socket[] = [];
+    try {
+      for (let n = 0; n < 15; n++) sockets.push(await openRequest());
+      await new Promise((r) => setTimeout(r, 100));
+      expect(crowdedWithin(60_000)).toBe(false);
+
+      sockets.push(await openRequest());
+      await waitUntil(async () => crowdedWithin(60_000), 2000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+    // Seen a moment ago, not longer: a window of 50 ms no longer counts it once 50 ms have passed.
+    await new Promise((r) => setTimeout(r, 80));
+    expect(crowdedWithin(60_000)).toBe(true);
+    expect(crowdedWithin(50)).toBe(false);
   });
 });

@@ -139,6 +139,43 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(ranAt[5] - quiet).toBeLessThan(150);
   });
 
+  it('waits longer and longer between claims while the API stays busy, up to the most it may, and not once it is quiet', async () => {
+    const db = await setup();
+    const store = await db.open();
+    let busy = true;
+    const ranAt: number[] = [];
+    const w = new JobWorker(store, { tick: async () => void ranAt.push(Date.now()) }, logger, { pollMs: 10, batchSize: 1, busy: () => busy, yieldMs: 40, maxYieldMs: 160 });
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 5; n++) await enqueueJob(tx, 'tick', {});
+    });
+    const started = Date.now();
+    w.start();
+    cleanups.push(() => w.stop());
+    await waitUntil(async () => ranAt.length === 5, 5000);
+    // 40, 80, 160, then 160 again: the wait doubles up to maxYieldMs and stays there.
+    const gaps = [ranAt[0] - started, ...ranAt.slice(1).map((at, i) => at - ranAt[i])];
+    const least = [40, 80, 160, 160, 160];
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(least[i] - 5));
+    expect(gaps[4]).toBeLessThan(320);
+
+    busy = false;
+    await new Promise((r) => setTimeout(r, 200)); // the wait under way when the API got quiet
+    await store.transaction(async (tx) => {
+      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
+    });
+    const quiet = Date.now();
+    await waitUntil(async () => ranAt.length === 8, 5000);
+    expect(ranAt[7] - quiet).toBeLessThan(150);
+
+    // Busy again: the waits start over from yieldMs.
+    busy = true;
+    await store.transaction((tx) => enqueueJob(tx, 'tick', {}));
+    const again = Date.now();
+    await waitUntil(async () => ranAt.length === 9, 5000);
+    expect(ranAt[8] - again).toBeGreaterThanOrEqual(35);
+    expect(ranAt[8] - again).toBeLessThan(150);
+  });
+
   it('continues a multi-step job in its own row, each step after its delay, with the new payload', async () => {
     const db = await setup();
     const store = await db.open();

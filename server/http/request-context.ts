@@ -17,11 +17,19 @@ declare global {
 
 const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** HTTP requests in flight (in every server of this process) from which the API counts as crowded. */
+const CROWDED = 16;
 let inFlight = 0;
+/** When requests in flight last reached CROWDED (performance.now()). */
+let crowdedAt = -Infinity;
 
-/** HTTP requests this process is answering now (every server in it): how busy the API is. */
-export function requestsInFlight(): number {
-  return inFlight;
+/**
+ * Whether the API was crowded at any moment of the last `ms`. Under a load that saturates it the count dips
+ * between turns of the event loop (a group of answers goes out, the next requests are not read yet), so a look at
+ * one moment often misses it; a crowd seen moments ago is the steadier sign.
+ */
+export function crowdedWithin(ms: number): boolean {
+  return performance.now() - crowdedAt < ms;
 }
 
 /** Takes a sane inbound X-Request-Id or makes one, echoes it, and logs each request once it ends. */
@@ -38,7 +46,7 @@ export function requestContext(logger: Logger) {
       set: (value: Logger) => void (log = value),
     });
     res.setHeader('X-Request-Id', req.id);
-    inFlight++;
+    if (++inFlight >= CROWDED) crowdedAt = performance.now();
     res.once('close', () => inFlight--);
     if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();

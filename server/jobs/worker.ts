@@ -36,11 +36,13 @@ export interface WorkerOptions {
   leaseMs?: number;
   workerId?: string;
   /**
-   * True while the API is busy answering requests: background jobs then yield to it, claiming at most one batch
-   * per `yieldMs`, so the work goes on at a bounded rate and catches up once the API is quieter.
+   * True while the API is busy answering requests: background jobs then yield to it, waiting `yieldMs` before their
+   * next claim, so the work goes on at a bounded rate and catches up once the API is quieter. Found busy at claim
+   * after claim (a sustained burst rather than a passing spike), the wait doubles each time up to `maxYieldMs`.
    */
   busy?: () => boolean;
   yieldMs?: number;
+  maxYieldMs?: number;
 }
 
 export class JobWorker {
@@ -92,6 +94,7 @@ export class JobWorker {
 
   private async run(): Promise<void> {
     let lastClaim = { at: 0, full: true };
+    let yieldMs = 0;
     while (this.running) {
       const room = this.maxRunning - this.inFlight.size;
       if (room < this.batchSize) {
@@ -102,7 +105,11 @@ export class JobWorker {
       // A claim costs about as much as running a few jobs: after one that found less than a batch, let the next
       // wait a little (enqueues under load would otherwise wake a claim for every job or two).
       if (!lastClaim.full) await delay(lastClaim.at + MIN_CLAIM_GAP_MS - Date.now());
-      if (this.options.busy?.()) await delay(this.options.yieldMs ?? 50);
+      if (this.options.busy?.()) {
+        const first = this.options.yieldMs ?? 50;
+        yieldMs = yieldMs ? Math.min(yieldMs * 2, Math.max(first, this.options.maxYieldMs ?? first)) : first;
+        await delay(yieldMs);
+      } else yieldMs = 0;
       if (!this.running) break;
       let claimed: Job[] = [];
       try {
