@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../server/store/db.js';
-import { claimJobs, enqueueJob } from '../server/jobs/queue.js';
+import { claimJobs, enqueueJob, enqueueJobOnce } from '../server/jobs/queue.js';
 import { JobWorker, RetryLater, type JobHandler } from '../server/jobs/worker.js';
 import { ENGINES } from './support/server.js';
 import { freshDatabase } from './support/database.js';
@@ -283,6 +283,46 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     worker(store, { orphan: async (job) => void seen.push(job.attempts) });
     await waitUntil(async () => seen.length === 1);
     expect(seen).toEqual([2]);
+  });
+
+  it('enqueues a job of a kind once, however often asked', async () => {
+    const db = await setup();
+    const store = await db.open();
+    for (let n = 0; n < 3; n++) await store.transaction((tx) => enqueueJobOnce(tx, store.dialect, 'hourly', { n }));
+    await store.transaction((tx) => enqueueJob(tx, 'other', {}));
+    const kinds = await store.db.selectFrom('jobs').select(['kind', 'payload']).orderBy('id').execute();
+    expect(kinds.map((j) => [j.kind, JSON.parse(j.payload)])).toEqual([
+      ['hourly', { n: 0 }],
+      ['other', {}],
+    ]);
+  });
+
+  it.runIf(engine === 'postgres')('enqueues a job of a kind once when two instances ask at the same moment', async () => {
+    const db = await setup();
+    const a = await db.open();
+    const b = await db.open();
+    // A asks first and keeps its transaction open; B asks meanwhile, before A's job is committed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const aAsked = new Promise<void>((resolve) => (asked = resolve));
+    const first = a.transaction(async (tx) => {
+      await enqueueJobOnce(tx, a.dialect, 'hourly', { from: 'a' });
+      asked();
+      await held;
+    });
+    await aAsked;
+    let bDone = false;
+    const second = b.transaction((tx) => enqueueJobOnce(tx, b.dialect, 'hourly', { from: 'b' })).then(() => void (bDone = true));
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect(bDone).toBe(false); // B waits for A's answer rather than guessing
+    } finally {
+      release();
+      await Promise.all([first, second]);
+    }
+    const jobs = await a.db.selectFrom('jobs').select('payload').where('kind', '=', 'hourly').execute();
+    expect(jobs.map((j) => JSON.parse(j.payload))).toEqual([{ from: 'a' }]);
   });
 
   it.runIf(engine === 'postgres')('two workers racing for 1,000 jobs run each exactly once', async () => {

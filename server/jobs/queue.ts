@@ -48,8 +48,13 @@ export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options
   if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
 }
 
-/** Enqueues a job of `kind` unless one already exists (a recurring job that schedules itself, made once per database). */
-export async function enqueueJobOnce(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+/**
+ * Enqueues a job of `kind` unless one already exists (a recurring job that schedules itself, made once per database).
+ * On PostgreSQL, instances starting at the same moment take turns on a lock of the kind held to the end of their
+ * transactions, so the second sees the first's job instead of adding its own; SQLite has one writer at a time.
+ */
+export async function enqueueJobOnce(tx: Tx, dialect: Dialect, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`jobs.once:${kind}`}))`.execute(tx.db);
   const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', kind).executeTakeFirst();
   if (!existing) await enqueueJob(tx, kind, payload, options);
 }

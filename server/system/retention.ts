@@ -23,7 +23,7 @@ export class Retention {
 
   /** Makes sure the job exists (once per database, whatever the number of instances that start). */
   async schedule(): Promise<void> {
-    await this.store.transaction((tx) => enqueueJobOnce(tx, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB }));
+    await this.store.transaction((tx) => enqueueJobOnce(tx, this.store.dialect, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB }));
   }
 
   jobHandlers(): Record<string, JobHandler> {
