@@ -112,45 +112,54 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(most).toBe(4);
   });
 
+  /** Enqueues `count` jobs whose handler notes when each ran. */
+  const enqueueTicks = (store: Store, count: number) =>
+    store.transaction(async (tx) => {
+      for (let n = 0; n < count; n++) await enqueueJob(tx, 'tick', {});
+    });
+
+  /** A worker running one `tick` job per claim, told whether the API is busy; returns when each job ran. */
+  function tickWorker(store: Store, busy: () => boolean, yields: { yieldMs: number; maxYieldMs?: number }): number[] {
+    const ranAt: number[] = [];
+    const w = new JobWorker(store, { tick: async () => void ranAt.push(Date.now()) }, logger, { pollMs: 10, batchSize: 1, busy, ...yields });
+    w.start();
+    cleanups.push(() => w.stop());
+    return ranAt;
+  }
+
+  /** Once the API is quiet (and the wait under way has passed), new jobs run at once. */
+  async function expectPromptOnceQuiet(store: Store, ranAt: number[], waitUnderWayMs: number) {
+    await new Promise((r) => setTimeout(r, waitUnderWayMs));
+    const before = ranAt.length;
+    await enqueueTicks(store, 3);
+    const quiet = Date.now();
+    await waitUntil(async () => ranAt.length === before + 3, 5000);
+    expect(ranAt[before + 2] - quiet).toBeLessThan(150);
+  }
+
   it('claims at most one batch per yield interval while the API is busy, and at once when it is not', async () => {
     const db = await setup();
     const store = await db.open();
     let busy = true;
-    const ranAt: number[] = [];
-    const w = new JobWorker(store, { tick: async () => void ranAt.push(Date.now()) }, logger, { pollMs: 10, batchSize: 1, busy: () => busy, yieldMs: 200 });
-    await store.transaction(async (tx) => {
-      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
-    });
+    await enqueueTicks(store, 3);
     const started = Date.now();
-    w.start();
-    cleanups.push(() => w.stop());
+    const ranAt = tickWorker(store, () => busy, { yieldMs: 200 });
     await waitUntil(async () => ranAt.length === 3, 5000);
     expect(ranAt[0] - started).toBeGreaterThanOrEqual(190);
     expect(ranAt[1] - ranAt[0]).toBeGreaterThanOrEqual(190);
     expect(ranAt[2] - ranAt[1]).toBeGreaterThanOrEqual(190);
 
     busy = false;
-    await new Promise((r) => setTimeout(r, 250)); // the yield under way when the API got quiet
-    await store.transaction(async (tx) => {
-      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
-    });
-    const quiet = Date.now();
-    await waitUntil(async () => ranAt.length === 6, 5000);
-    expect(ranAt[5] - quiet).toBeLessThan(150);
+    await expectPromptOnceQuiet(store, ranAt, 250);
   });
 
   it('waits longer and longer between claims while the API stays busy, up to the most it may, and not once it is quiet', async () => {
     const db = await setup();
     const store = await db.open();
     let busy = true;
-    const ranAt: number[] = [];
-    const w = new JobWorker(store, { tick: async () => void ranAt.push(Date.now()) }, logger, { pollMs: 10, batchSize: 1, busy: () => busy, yieldMs: 40, maxYieldMs: 160 });
-    await store.transaction(async (tx) => {
-      for (let n = 0; n < 5; n++) await enqueueJob(tx, 'tick', {});
-    });
+    await enqueueTicks(store, 5);
     const started = Date.now();
-    w.start();
-    cleanups.push(() => w.stop());
+    const ranAt = tickWorker(store, () => busy, { yieldMs: 40, maxYieldMs: 160 });
     await waitUntil(async () => ranAt.length === 5, 5000);
     // 40, 80, 160, then 160 again: the wait doubles up to maxYieldMs and stays there.
     const gaps = [ranAt[0] - started, ...ranAt.slice(1).map((at, i) => at - ranAt[i])];
@@ -159,17 +168,11 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(gaps[4]).toBeLessThan(320);
 
     busy = false;
-    await new Promise((r) => setTimeout(r, 200)); // the wait under way when the API got quiet
-    await store.transaction(async (tx) => {
-      for (let n = 0; n < 3; n++) await enqueueJob(tx, 'tick', {});
-    });
-    const quiet = Date.now();
-    await waitUntil(async () => ranAt.length === 8, 5000);
-    expect(ranAt[7] - quiet).toBeLessThan(150);
+    await expectPromptOnceQuiet(store, ranAt, 200);
 
     // Busy again: the waits start over from yieldMs.
     busy = true;
-    await store.transaction((tx) => enqueueJob(tx, 'tick', {}));
+    await enqueueTicks(store, 1);
     const again = Date.now();
     await waitUntil(async () => ranAt.length === 9, 5000);
     expect(ranAt[8] - again).toBeGreaterThanOrEqual(35);
