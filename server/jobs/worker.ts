@@ -107,7 +107,8 @@ export class JobWorker {
       if (!lastClaim.full) await delay(lastClaim.at + MIN_CLAIM_GAP_MS - Date.now());
       if (this.options.busy?.()) {
         const first = this.options.yieldMs ?? 50;
-        yieldMs = yieldMs ? Math.min(yieldMs * 2, Math.max(first, this.options.maxYieldMs ?? first)) : first;
+        const most = Math.max(first, this.options.maxYieldMs ?? first);
+        yieldMs = yieldMs ? Math.min(yieldMs * 2, most) : first;
         await delay(yieldMs);
       } else yieldMs = 0;
       if (!this.running) break;
