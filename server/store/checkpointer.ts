@@ -42,8 +42,7 @@ export class WalCheckpointer {
   /** When the thread last stopped on its own: it is started again only a while later (no restart loop). */
   private lostAt = 0;
   private readonly timer: NodeJS.Timeout;
-  /** What the thread's last pass did, in the last round. */
-  last: CheckpointOutcome | null = null;
+  private lastOutcome: CheckpointOutcome | null = null;
 
   constructor(
     private readonly path: string,
@@ -51,6 +50,11 @@ export class WalCheckpointer {
   ) {
     this.timer = setInterval(() => this.tick(), options.intervalMs ?? 250);
     this.timer.unref();
+  }
+
+  /** What the thread's last pass did, in the last round (for diagnostics and tests). */
+  get last(): CheckpointOutcome | null {
+    return this.lastOutcome;
   }
 
   /** Stops the thread; a pass it was running ends with it (the next checkpoint resumes from the log). */
@@ -75,7 +79,7 @@ export class WalCheckpointer {
     worker.unref();
     worker.on('message', (outcome: CheckpointOutcome) => {
       if (this.worker !== worker) return; // closed meanwhile
-      this.last = outcome;
+      this.lastOutcome = outcome;
       if (outcome.error) this.options.logger?.debug({ error: outcome.error }, 'background checkpoint skipped');
       this.options
         .finish()
