@@ -19,6 +19,8 @@ export interface Config {
   jobLeaseMs: number;
   /** Background jobs running at once: more keeps the message pipeline closer behind, fewer leaves more to the API. */
   jobConcurrency: number;
+  /** How long an API key's account, once read, answers for it without another look at the database (0: never). */
+  apiKeyCacheMs: number;
   /** How long address verification takes: a fixed time, or business days (Monday to Friday, UTC). */
   addressVerificationDelay: VerificationDelay;
   /** Server secret used to key hashes of short secrets (OTP codes). */
@@ -143,6 +145,12 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
     env: 'JOB_CONCURRENCY',
     description: 'Background jobs running at once (50 to 5000): more keeps the message pipeline closer behind a high send rate, fewer leaves more of the CPU to the API under a burst of requests.',
     parse: integer('JOB_CONCURRENCY', 100, 50, 5000),
+  },
+  apiKeyCacheMs: {
+    env: 'API_KEY_CACHE_MS',
+    description:
+      'How long a checked API key stays known without another database read (ms, 0 to 60000; 0 reads on every request). A key revoked by this server stops working at once; one revoked from elsewhere (the CLI, another instance) within this time.',
+    parse: integer('API_KEY_CACHE_MS', 1000, 0, 60_000),
   },
   addressVerificationDelay: {
     env: 'ADDRESS_VERIFICATION_DELAY',

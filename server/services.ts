@@ -49,7 +49,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     carrier,
     webhooks,
     messages,
-    accounts: new AccountService(store),
+    accounts: new AccountService(store, config.apiKeyCacheMs),
     lookups,
     addresses,
     numbers,

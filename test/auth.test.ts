@@ -3,6 +3,7 @@ import { ENGINES, startTestServer, type TestServer } from './support/server.js';
 import { samplePath, v1Operations } from './support/spec-operations.js';
 import { assertKeyedOperationsUnderV1 } from '../server/http/auth.js';
 import { loadSpec } from '../server/http/spec.js';
+import { AccountService } from '../server/accounts/service.js';
 
 describe('where API keys are checked', () => {
   it('refuses to start with an operation outside /v1 that needs a key, and accepts the spec as it is', () => {
@@ -64,5 +65,51 @@ describe.each(ENGINES)('API keys on every /v1 operation (%s)', (engine) => {
     const account = await t.newAccount();
     const res = await fetch(`${t.url}/v1/messages`, { headers: { authorization: `Basic ${Buffer.from(account.apiKey).toString('base64')}` } });
     expect(res.status).toBe(401);
+  });
+});
+
+describe.each(ENGINES)('API keys remembered for API_KEY_CACHE_MS (%s)', (engine) => {
+  const CACHE_MS = 1500;
+  let t: TestServer;
+  let noCache: TestServer;
+  beforeAll(async () => {
+    [t, noCache] = await Promise.all([startTestServer(engine, { API_KEY_CACHE_MS: String(CACHE_MS) }), startTestServer(engine, { API_KEY_CACHE_MS: '0' })]);
+  });
+  afterAll(() => Promise.all([t.stop(), noCache.stop()]));
+
+  const listStatus = (server: TestServer, apiKey: string) =>
+    fetch(`${server.url}/v1/messages`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.status);
+  // Another process on the same database (the CLI, a second instance): its own service, so none of the server's memory.
+  const elsewhere = (server: TestServer) => new AccountService(server.server.services.store);
+
+  it('a key revoked elsewhere works until its remembered account expires, then never again', async () => {
+    const account = await t.newAccount();
+    const checked = performance.now();
+    expect(await listStatus(t, account.apiKey)).toBe(200);
+    expect(await elsewhere(t).revokeKey(account.apiKey)).toBe(true);
+    expect(await listStatus(t, account.apiKey)).toBe(200);
+    await expect.poll(() => listStatus(t, account.apiKey), { timeout: CACHE_MS + 2000, interval: 50 }).toBe(401);
+    expect(performance.now() - checked).toBeGreaterThanOrEqual(CACHE_MS - 50);
+  });
+
+  it('a key revoked by the server itself stops working at once', async () => {
+    const account = await t.newAccount();
+    expect(await listStatus(t, account.apiKey)).toBe(200);
+    expect(await t.server.services.accounts.revokeKey(account.apiKey)).toBe(true);
+    expect(await listStatus(t, account.apiKey)).toBe(401);
+  });
+
+  it('an unknown key is not remembered: created elsewhere a moment later, it works at once', async () => {
+    const apiKey = `tk_created-after-a-refusal-${Date.now()}`;
+    expect(await listStatus(t, apiKey)).toBe(401);
+    await elsewhere(t).createAccount('late', apiKey);
+    expect(await listStatus(t, apiKey)).toBe(200);
+  });
+
+  it('with API_KEY_CACHE_MS=0 every request reads the key: a revocation elsewhere counts at once', async () => {
+    const account = await noCache.newAccount();
+    expect(await listStatus(noCache, account.apiKey)).toBe(200);
+    expect(await elsewhere(noCache).revokeKey(account.apiKey)).toBe(true);
+    expect(await listStatus(noCache, account.apiKey)).toBe(401);
   });
 });

@@ -24,8 +24,23 @@ export interface CreatedKey {
   api_key: string;
 }
 
+/** Keys remembered at once, at most: past it the oldest go first. */
+const KEY_CACHE_SIZE = 10_000;
+
 export class AccountService {
-  constructor(private readonly store: Store) {}
+  /**
+   * The account of each key checked lately, by key hash, with when it must be read again: on SQLite a read of its
+   * own costs more than the rest of the key check (the read connection starts over after every write), and every
+   * request makes one. Concurrent checks of one key share a read. Only keys found are kept, so a new key works at
+   * once; a revocation made here clears them all, one made elsewhere counts after at most `keyCacheMs`.
+   */
+  private readonly keyCache = new Map<string, { account: Promise<Account | undefined>; until: number }>();
+
+  /** `keyCacheMs`: how long a key's account answers for it from memory (0: read it on every request). */
+  constructor(
+    private readonly store: Store,
+    private readonly keyCacheMs = 0,
+  ) {}
 
   /** Creates an account with one API key; the key is returned once and never stored in clear. */
   async createAccount(name: string, apiKey: string = newApiKey()): Promise<{ account: AccountRow; key: CreatedKey }> {
@@ -50,6 +65,7 @@ export class AccountService {
 
   /** Revokes a key by its sid (SK...) or by its value. Returns false when no live key matched. */
   async revokeKey(keySidOrValue: string): Promise<boolean> {
+    this.keyCache.clear();
     const column = keySidOrValue.startsWith('SK') && keySidOrValue.length === 34 ? 'sid' : 'key_hash';
     const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
     const result = await this.store.db
@@ -58,11 +74,29 @@ export class AccountService {
       .where(column, '=', value)
       .where('date_revoked', 'is', null)
       .executeTakeFirst();
+    // Again once done: a check that read the key before the update may have cached it meanwhile.
+    this.keyCache.clear();
     return Number(result.numUpdatedRows) > 0;
   }
 
   async findByApiKey(apiKey: string): Promise<Account | undefined> {
-    return accountByKeyHash.first(this.store.db, hashApiKey(apiKey));
+    const hash = hashApiKey(apiKey);
+    if (this.keyCacheMs === 0) return accountByKeyHash.first(this.store.db, hash);
+    const now = performance.now();
+    const cached = this.keyCache.get(hash);
+    if (cached && cached.until > now) return cached.account;
+    if (cached) this.keyCache.delete(hash);
+    else if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.delete(this.keyCache.keys().next().value!);
+    const entry = { account: accountByKeyHash.first(this.store.db, hash), until: now + this.keyCacheMs };
+    this.keyCache.set(hash, entry);
+    // An unknown key (or a failed read) is not remembered: a key created a moment later must work at once.
+    const forget = () => {
+      if (this.keyCache.get(hash) === entry) this.keyCache.delete(hash);
+    };
+    entry.account.then((account) => {
+      if (!account) forget();
+    }, forget);
+    return entry.account;
   }
 
   async listAccounts() {
