@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { scenarios, type CpuTime, type Figures, type LoopDelay, type Scenario, type Target } from './bench/scenarios.js';
+import { scenarios, type BareRound, type CpuTime, type Figures, type LoopDelay, type Scenario, type Target } from './bench/scenarios.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -65,28 +65,36 @@ async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const only = process.argv[2];
   console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`);
+  // The bare route stays up for the scenarios that measure it again between their own rounds (see barePost).
   const bare = await launch('bare');
-  const baseGet = await load({ url: `${bare.target.url}/bare` });
-  const cpuBefore = await bare.target.cpu();
-  await bare.target.loopDelay();
-  const basePost = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
-  const cpuAfter = await bare.target.cpu();
-  const barePostCpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / basePost.requests : null;
-  const bareLoop = await bare.target.loopDelay();
-  bare.child.kill();
+  try {
+    const baseGet = await load({ url: `${bare.target.url}/bare` });
+    const barePost = async (): Promise<BareRound> => {
+      const cpuBefore = await bare.target.cpu();
+      await bare.target.loopDelay();
+      const figures = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
+      const cpuAfter = await bare.target.cpu();
+      const cpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / figures.requests : null;
+      return { figures, cpuMs, loop: await bare.target.loopDelay() };
+    };
+    const first = await barePost();
 
-  console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
-  console.log('|---|---|---|---|---|---|');
-  console.log(row('bare Express GET', baseGet));
-  console.log(row(`bare Express POST JSON; event loop late by ${loopFigures(bareLoop)}`, basePost));
-  for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
-    const api = await launch('api', scenario.serverCores, scenario.env);
-    try {
-      const lines = await scenario.run(api.target, { load, baseGet, basePost, barePostCpuMs, row, loopFigures });
-      for (const line of lines) console.log(line);
-    } finally {
-      api.child.disconnect();
+    console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(row('bare Express GET', baseGet));
+    console.log(row(`bare Express POST JSON; event loop late by ${loopFigures(first.loop)}`, first.figures));
+    for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
+      const api = await launch('api', scenario.serverCores, scenario.env);
+      try {
+        const tools = { load, baseGet, basePost: first.figures, barePostCpuMs: first.cpuMs, barePost, row, loopFigures };
+        const lines = await scenario.run(api.target, tools);
+        for (const line of lines) console.log(line);
+      } finally {
+        api.child.disconnect();
+      }
     }
+  } finally {
+    bare.child.kill();
   }
 }
 

@@ -31,12 +31,21 @@ export interface Figures {
   errors: number;
 }
 
+/** One load of the bare route's POST: its figures, its CPU time per request (ms, when known) and its loop's lateness. */
+export interface BareRound {
+  figures: Figures;
+  cpuMs: number | null;
+  loop: LoopDelay;
+}
+
 export interface BenchTools {
   load(options: autocannon.Options): Promise<Figures>;
   baseGet: Figures;
   basePost: Figures;
   /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
   barePostCpuMs: number | null;
+  /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right beside a figure. */
+  barePost(): Promise<BareRound>;
   row(name: string, figures: Figures, base?: Figures): string;
   loopFigures(loop: LoopDelay): string;
 }
