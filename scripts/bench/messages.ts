@@ -8,6 +8,11 @@ const PIPELINE_SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 30);
 const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1000);
 const POST_ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 
+// The speed targets of the messages issue: POST at 40% or more of the bare route with a p99 under 50 ms, at
+// 50 connections; the pipeline completing 1,000 messages per second or more for 30 s, every callback received.
+const TARGET = { postRatio: 0.4, postP99Ms: 50, pipelineRate: 1000, pipelineSeconds: 30 } as const;
+const verdict = (met: boolean) => (met ? 'met' : 'missed');
+
 /** Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has. */
 async function numberPool(target: Target, count: number): Promise<string[]> {
   const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
@@ -110,9 +115,10 @@ async function postThroughput(target: Target, { load, barePost, row, loopFigures
   }
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
   const each = rounds.map((r) => `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`).join(', ');
+  const targets = `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
   return [
     row(
-      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, the median of ${rounds.length} rounds, each beside a bare POST measured just before it (${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}`,
+      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, the median of ${rounds.length} rounds, each beside a bare POST measured just before it (${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}; ${targets}`,
       median.figures,
       median.bare.figures,
     ),
@@ -182,8 +188,14 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   // webhooks); the load's own time per message goes beside it, as on this machine the two share a core.
   const loadMs = ((loadCpu.user + loadCpu.system) / 1e3 / completed).toFixed(2);
   const cpu = serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) + (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
+  const rate = (completed - 1) / windowSeconds;
+  const everyCallback = refused === 0 && completed === accepted && callbacks === completed * expected.length;
+  const targetMet =
+    PIPELINE_RATE < TARGET.pipelineRate || PIPELINE_SECONDS < TARGET.pipelineSeconds
+      ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
+      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ${verdict(everyCallback && rate >= TARGET.pipelineRate)}`;
   return [
-    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${((completed - 1) / windowSeconds).toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)} | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)}; ${targetMet} | | | | | |`,
   ];
 }
 
