@@ -189,13 +189,14 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   const loadMs = ((loadCpu.user + loadCpu.system) / 1e3 / completed).toFixed(2);
   const cpu = serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) + (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
   const rate = (completed - 1) / windowSeconds;
-  const everyCallback = refused === 0 && completed === accepted && callbacks === completed * expected.length;
-  const targetMet =
+  // A message completes once all its expected callbacks arrived: every offered message completing is every callback.
+  const allCompleted = refused === 0 && completed === accepted;
+  const pipelineTarget =
     PIPELINE_RATE < TARGET.pipelineRate || PIPELINE_SECONDS < TARGET.pipelineSeconds
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
-      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ${verdict(everyCallback && rate >= TARGET.pipelineRate)}`;
+      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ${verdict(allCompleted && rate >= TARGET.pipelineRate)}`;
   return [
-    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)}; ${targetMet} | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
   ];
 }
 
