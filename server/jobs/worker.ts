@@ -1,8 +1,9 @@
-// Runs due jobs: claims a batch, runs each through the handler of its kind, finishes or retries it.
+// Runs due jobs: claims a batch (see claim-loop.ts), runs each through the handler of its kind, finishes or retries it.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Store, Tx } from '../store/db.js';
 import { claimJobs, continueJob, finishJob, jobSignal, retryJob, type Job } from './queue.js';
+import { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
 
 export interface JobContext {
   store: Store;
@@ -27,120 +28,44 @@ export class RetryLater extends Error {
   }
 }
 
-export interface WorkerOptions {
-  pollMs: number;
-  /** Jobs claimed at a time. */
-  batchSize?: number;
-  /** Jobs running at once; a new batch is claimed as soon as a batch's worth of room frees up. */
-  maxRunning?: number;
+export type WorkerOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
   leaseMs?: number;
   workerId?: string;
-  /**
-   * True while the API is busy answering requests: background jobs then yield to it, waiting `yieldMs` before their
-   * next claim, so the work goes on at a bounded rate and catches up once the API is quieter. Found busy at claim
-   * after claim (a sustained burst rather than a passing spike), the wait doubles each time up to `maxYieldMs`.
-   */
-  busy?: () => boolean;
-  yieldMs?: number;
-  maxYieldMs?: number;
-}
+};
 
+/** Runs the jobs table: the claim loop over due jobs, each through the handler of its kind. */
 export class JobWorker {
   readonly workerId: string;
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private pendingWake: NodeJS.Timeout | null = null;
-  private readonly batchSize: number;
-  /** Jobs running at once at most (the window). */
-  readonly maxRunning: number;
-  /** The jobs running now: a slow one (a webhook to a receiver that takes its time) holds up none of the others. */
-  private readonly inFlight = new Set<Promise<void>>();
-  // Coalesce a burst of enqueues (one per request under load) into one claim of a fuller batch.
-  private readonly onSignal = () => {
-    this.pendingWake ??= setTimeout(() => {
-      this.pendingWake = null;
-      this.wake?.();
-    }, 2);
-  };
+  private readonly loop: ClaimLoop<Job>;
 
   constructor(
     private readonly store: Store,
     private readonly handlers: Record<string, JobHandler>,
     private readonly logger: Logger,
-    private readonly options: WorkerOptions,
+    options: WorkerOptions,
   ) {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
-    this.batchSize = options.batchSize ?? 50;
-    this.maxRunning = Math.max(this.batchSize, options.maxRunning ?? this.batchSize * 2);
+    const leaseMs = options.leaseMs ?? 60_000;
+    this.loop = new ClaimLoop<Job>(
+      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs),
+      (job) => this.runOne(job),
+      logger,
+      { ...options, name: 'job worker', wake: { emitter: jobSignal, event: 'due' } },
+    );
+  }
+
+  /** Jobs running at once at most (the window). */
+  get maxRunning(): number {
+    return this.loop.maxRunning;
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    jobSignal.on('due', this.onSignal);
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops claiming, and waits for the jobs already running to end. */
-  async stop(): Promise<void> {
-    this.running = false;
-    jobSignal.off('due', this.onSignal);
-    if (this.pendingWake) clearTimeout(this.pendingWake);
-    this.wake?.();
-    await this.loop;
-    await Promise.all(this.inFlight);
-  }
-
-  private async run(): Promise<void> {
-    let lastClaim = { at: 0, full: true };
-    let yieldMs = 0;
-    while (this.running) {
-      const room = this.maxRunning - this.inFlight.size;
-      if (room < this.batchSize) {
-        // Full: a finishing job wakes the loop once a batch's worth of room is free.
-        await this.sleep(this.options.pollMs * 10);
-        continue;
-      }
-      // A claim costs about as much as running a few jobs: after one that found less than a batch, let the next
-      // wait a little (enqueues under load would otherwise wake a claim for every job or two).
-      if (!lastClaim.full) await delay(lastClaim.at + MIN_CLAIM_GAP_MS - Date.now());
-      if (this.options.busy?.()) {
-        const first = this.options.yieldMs ?? 50;
-        const most = Math.max(first, this.options.maxYieldMs ?? first);
-        yieldMs = yieldMs ? Math.min(yieldMs * 2, most) : first;
-        await delay(yieldMs);
-      } else yieldMs = 0;
-      if (!this.running) break;
-      let claimed: Job[] = [];
-      try {
-        claimed = await claimJobs(this.store.db, this.store.dialect, this.workerId, this.batchSize, this.options.leaseMs ?? 60_000);
-      } catch (err) {
-        if (!this.running) break;
-        this.logger.error({ err }, 'job worker: claiming failed');
-      }
-      lastClaim = { at: Date.now(), full: claimed.length === this.batchSize };
-      for (const job of claimed) {
-        const done: Promise<void> = this.runOne(job).finally(() => {
-          this.inFlight.delete(done);
-          if (this.maxRunning - this.inFlight.size === this.batchSize) this.wake?.();
-        });
-        this.inFlight.add(done);
-      }
-      if (!lastClaim.full) await this.sleep(this.options.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wake === done) this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async runOne(job: Job): Promise<void> {
@@ -170,12 +95,6 @@ export class JobWorker {
       );
     }
   }
-}
-
-const MIN_CLAIM_GAP_MS = 10;
-
-function delay(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
 /** Exponential backoff with full jitter: up to 1 s, 2 s, 4 s ... capped at 10 minutes. */
