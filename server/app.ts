@@ -69,7 +69,7 @@ export interface RunningServer {
   services: Services;
   /** The key of the account created at this start, when one was (print it once). */
   createdKey: { account_sid: string; api_key: string } | null;
-  /** The background job worker (running unless started with `worker: false`). */
+  /** The background job worker (running unless started with `worker: false`, as is the webhook delivery loop). */
   worker: JobWorker;
   close(): Promise<void>;
 }
@@ -78,7 +78,7 @@ export interface StartOptions {
   logger?: Logger;
   /** Open an existing store instead of the configured one. */
   store?: Store;
-  /** Run the background job worker (default true). */
+  /** Run the background job worker and the webhook delivery loop (default true). */
   worker?: boolean;
 }
 
@@ -88,15 +88,21 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);
-  const worker = new JobWorker(store, jobHandlers(services), logger, {
+  // Background work: the jobs table and the webhook events, each its own queue on the same settings.
+  const background = {
     pollMs: config.jobPollMs,
     leaseMs: config.jobLeaseMs,
     maxRunning: config.jobConcurrency,
     busy: () => crowdedWithin(BUSY_WINDOW_MS),
     maxYieldMs: MAX_YIELD_MS,
-  });
+  };
+  const worker = new JobWorker(store, jobHandlers(services), logger, background);
+  const webhookDelivery = services.webhooks.deliveryLoop({ ...background, workerId: worker.workerId });
   await services.retention.schedule();
-  if (options.worker !== false) worker.start();
+  if (options.worker !== false) {
+    worker.start();
+    webhookDelivery.start();
+  }
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
@@ -117,7 +123,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await worker.stop();
+      await Promise.all([worker.stop(), webhookDelivery.stop()]);
       await services.webhooks.close();
       if (!options.store) await store.close();
     },

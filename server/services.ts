@@ -64,7 +64,6 @@ export function jobHandlers(services: Services): Record<string, JobHandler> {
   return {
     ...services.carrier.jobHandlers(services.messages.pipeline),
     ...services.messages.pipeline.jobHandlers(),
-    ...services.webhooks.jobHandlers(),
     [VERIFY_ADDRESS_JOB]: (job, ctx) => services.addresses.verify(job, ctx),
     ...services.carrier.otp.otpJobHandlers(services.verify),
     ...services.verify.jobHandlers(),

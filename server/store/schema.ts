@@ -117,6 +117,11 @@ export interface WebhookEventRow {
   attempts: number;
   /** JSON {handler, context}: what to do with a 2xx response body (e.g. send the reply to an inbound SMS). */
   on_response: string | null;
+  /** When the next attempt is due (a pending event's place in the queue). */
+  run_at: string;
+  /** The instance attempting it now, until `locked_until`; after a crash the lease runs out and it is due again. */
+  locked_by: string | null;
+  locked_until: string | null;
   date_created: string;
   date_updated: string;
 }

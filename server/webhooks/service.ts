@@ -1,33 +1,24 @@
-// The one webhook delivery engine of the product. A webhook is recorded (event row + durable job) in the
-// transaction of the change that causes it, delivered at least once, signed per Standard Webhooks with the
-// account's secret, retried with exponential backoff and jitter, and kept in order per resource (job ordering
-// key). Every attempt is recorded.
+// The one webhook delivery engine of the product. A webhook is recorded (an event row, its own durable queue: see
+// queue.ts) in the transaction of the change that causes it, delivered at least once, signed per Standard Webhooks
+// with the account's secret, retried with exponential backoff and jitter, and kept in order per resource. Every
+// attempt is recorded.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store, Tx } from '../store/db.js';
-import { enqueueJob } from '../jobs/queue.js';
-import { RetryLater, type JobContext, type JobHandler } from '../jobs/worker.js';
+import { ClaimLoop, type ClaimLoopOptions } from '../jobs/claim-loop.js';
 import { nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
+import { failedAttempt, type AttemptResult } from './deliver.js';
+import { claimEvents, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
 import { prepared } from '../store/prepared.js';
-import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
+import type { WebhookAttemptRow } from '../store/schema.js';
 
-const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
-const eventToDeliver = prepared((db, id: string) =>
-  db
-    .selectFrom('webhook_events')
-    .innerJoin('accounts', 'accounts.sid', 'webhook_events.account_sid')
-    .select(['webhook_events.url', 'webhook_events.payload', 'webhook_events.status', 'webhook_events.attempts', 'webhook_events.on_response', 'webhook_events.type'])
-    .select('accounts.webhook_secret')
-    .where('webhook_events.id', '=', id),
-);
+const secretsOf = prepared((db, accountSids: string[]) => db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids));
 const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
-const recordAttempt = prepared((db, id: string, attempts: number, status: WebhookEventRow['status'], now: string) =>
-  db.updateTable('webhook_events').set({ attempts, status, date_updated: now }).where('id', '=', id),
-);
 
-export const WEBHOOK_JOB = 'webhook.deliver';
+/** A claimed event with what signing it needs. */
+type DueEvent = ClaimedEvent & { secret: string | undefined };
 
 export interface WebhookRequest {
   accountSid: string;
@@ -53,6 +44,12 @@ export type ResponseHandler = (tx: Tx, response: WebhookResponse, context: any) 
 
 type WebhookConfig = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'webhookAllowPrivate'>;
 
+export type DeliveryOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
+  /** The instance's worker id: who holds a claimed event. */
+  workerId: string;
+  leaseMs: number;
+};
+
 export class WebhookService {
   private readonly responseHandlers = new Map<string, ResponseHandler>();
   private readonly sender = new WebhookSender();
@@ -72,7 +69,7 @@ export class WebhookService {
   async enqueue(tx: Tx, request: WebhookRequest): Promise<string> {
     const id = newWebhookId();
     const now = nowIso();
-    await insertEvent.run(tx.db, {
+    await recordEvent(tx, {
       id,
       account_sid: request.accountSid,
       resource_sid: request.resourceSid,
@@ -82,11 +79,12 @@ export class WebhookService {
       status: 'pending',
       attempts: 0,
       on_response: request.onResponse ? JSON.stringify(request.onResponse) : null,
+      run_at: now,
+      locked_by: null,
+      locked_until: null,
       date_created: now,
       date_updated: now,
     });
-    // The job's own attempt limit only backs up the event's: a crash mid-attempt costs a job attempt too.
-    await enqueueJob(tx, WEBHOOK_JOB, { id }, { orderingKey: `webhook:${request.resourceSid}`, maxAttempts: this.config.webhookMaxAttempts + 10 });
     return id;
   }
 
@@ -95,8 +93,21 @@ export class WebhookService {
     return this.sender.close();
   }
 
-  jobHandlers(): Record<string, JobHandler> {
-    return { [WEBHOOK_JOB]: (job, ctx) => this.deliver(job.payload.id, ctx) };
+  /** The loop that delivers due events: one per instance, beside its job worker. */
+  deliveryLoop(options: DeliveryOptions): ClaimLoop<DueEvent> {
+    const { workerId, leaseMs } = options;
+    return new ClaimLoop<DueEvent>(
+      async (limit) => {
+        const events = await claimEvents(this.store.db, this.store.dialect, workerId, limit, leaseMs);
+        if (!events.length) return [];
+        const accounts = [...new Set(events.map((e) => e.account_sid))];
+        const secrets = new Map((await secretsOf.all(this.store.db, accounts)).map((a) => [a.sid, a.webhook_secret]));
+        return events.map((event) => ({ ...event, secret: secrets.get(event.account_sid) }));
+      },
+      (event) => this.deliver(event, workerId),
+      this.logger,
+      { ...options, name: 'webhook delivery', wake: { emitter: webhookSignal, event: 'due' } },
+    );
   }
 
   /** Delay before attempt `attempt + 1`: base · 2^(attempt-1), capped, with jitter over its upper half. */
@@ -105,28 +116,29 @@ export class WebhookService {
     return Math.max(1, Math.round(cap / 2 + (Math.random() * cap) / 2));
   }
 
-  private async deliver(id: string, ctx: JobContext): Promise<void> {
-    const event = await eventToDeliver.first(this.store.db, id);
-    if (!event || event.status !== 'pending') return;
-
+  private async deliver(event: DueEvent, workerId: string): Promise<void> {
     const attempt = event.attempts + 1;
-    const result = await this.sender.send({
-      url: event.url,
-      body: event.payload,
-      secret: event.webhook_secret,
-      webhookId: id,
-      options: { timeoutMs: this.config.webhookTimeoutMs, allowPrivate: this.config.webhookAllowPrivate },
-    });
+    const result: AttemptResult = event.secret
+      ? await this.sender.send({
+          url: event.url,
+          body: event.payload,
+          secret: event.secret,
+          webhookId: event.id,
+          options: { timeoutMs: this.config.webhookTimeoutMs, allowPrivate: this.config.webhookAllowPrivate },
+        })
+      : failedAttempt('the account of this event no longer exists', true);
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
     const now = nowIso();
-    await this.store.transaction(async (tx) => {
-      await insertAttempt.run(tx.db, { event_id: id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
-      await recordAttempt.run(tx.db, id, attempt, result.ok ? 'delivered' : giveUp ? 'failed' : 'pending', now);
-      if (result.ok && event.on_response) await this.runResponseHandler(tx, id, event.on_response, result);
-      if (result.ok || giveUp) await ctx.finishIn(tx);
+    const runAt = result.ok || giveUp ? now : new Date(Date.now() + this.retryDelayMs(attempt)).toISOString();
+    const recorded = await this.store.transaction(async (tx) => {
+      const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
+      // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
+      if (!(await releaseEvent(tx.db, event.id, workerId, { attempts: attempt, status, runAt, now }))) return false;
+      await insertAttempt.run(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
+      if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
+      return true;
     });
-    if (giveUp) this.logger.warn({ webhookId: id, type: event.type, attempts: attempt, error: result.error }, 'webhook given up');
-    if (!result.ok && !giveUp) throw new RetryLater(this.retryDelayMs(attempt), `webhook ${id} attempt ${attempt}: ${result.error}`);
+    if (recorded && giveUp) this.logger.warn({ webhookId: event.id, type: event.type, attempts: attempt, error: result.error }, 'webhook given up');
   }
 
   private async runResponseHandler(tx: Tx, id: string, onResponse: string, result: { status: number | null; body: string; contentType: string }) {

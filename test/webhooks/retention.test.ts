@@ -27,7 +27,7 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
       const some = ids.slice(i, i + 200);
       await store.db
         .insertInto('webhook_events')
-        .values(some.map((id) => ({ id, account_sid: accountSid, resource_sid: 'SM1', type: 'message.sent', url: 'http://127.0.0.1:9/', payload: '{}', status, attempts: 1, on_response: null, date_created: iso, date_updated: iso })))
+        .values(some.map((id) => ({ id, account_sid: accountSid, resource_sid: 'SM1', type: 'message.sent', url: 'http://127.0.0.1:9/', payload: '{}', status, attempts: 1, on_response: null, run_at: iso, date_created: iso, date_updated: iso })))
         .execute();
       await store.db
         .insertInto('webhook_attempts')

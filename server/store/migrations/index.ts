@@ -8,6 +8,7 @@ import * as messages from './004_messages.js';
 import * as lookupSignals from './005_lookup_signals.js';
 import * as verifications from './006_verifications.js';
 import * as hotPathIndexes from './007_hot_path_indexes.js';
+import * as webhookQueue from './008_webhook_queue.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 
@@ -19,6 +20,7 @@ const MIGRATIONS: [string, Up][] = [
   ['005_lookup_signals', lookupSignals.up],
   ['006_verifications', verifications.up],
   ['007_hot_path_indexes', hotPathIndexes.up],
+  ['008_webhook_queue', webhookQueue.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

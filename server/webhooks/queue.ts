@@ -1,0 +1,70 @@
+// The webhook events as a durable queue of their own: recorded in the transaction of the change they report,
+// claimed under a lease once due (and only the oldest pending event of a resource, so each resource's events go
+// out in order), and released with the outcome of the attempt.
+import { EventEmitter } from 'node:events';
+import { sql, type Updateable } from 'kysely';
+import type { Db, Dialect, Tx } from '../store/db.js';
+import type { WebhookEventRow } from '../store/schema.js';
+import { prepared } from '../store/prepared.js';
+
+/** Wakes the in-process delivery loop when an event became due now, so it need not wait for its next poll. */
+export const webhookSignal = new EventEmitter();
+webhookSignal.setMaxListeners(0);
+
+export type ClaimedEvent = Pick<WebhookEventRow, 'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'>;
+
+const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
+const releaseHeld = prepared((db, id: string, workerId: string, change: Updateable<WebhookEventRow>) =>
+  db.updateTable('webhook_events').set(change).where('id', '=', id).where('locked_by', '=', workerId),
+);
+
+/** Records an event to deliver from `row.run_at`, inside the caller's transaction. */
+export async function recordEvent(tx: Tx, row: WebhookEventRow): Promise<void> {
+  await insertEvent.run(tx.db, row);
+  if (Date.parse(row.run_at) <= Date.now()) tx.afterCommit(() => webhookSignal.emit('due'));
+}
+
+/**
+ * Claims up to `limit` due events for `workerId` until `leaseMs` from now; an event whose lease ran out (its
+ * instance died mid-attempt) is due again. An event waits while an earlier event of its resource is pending, so
+ * a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim at once
+ * without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
+ */
+export async function claimEvents(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
+  const now = new Date();
+  const nowIso = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');
+  const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
+  // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes.
+  const result = await sql<ClaimedEvent & { seq: number | string }>`
+    update webhook_events set locked_by = ${workerId}, locked_until = ${until}
+    where id in (
+      select w.id from webhook_events w
+      where w.status = 'pending' and w.run_at <= ${nowIso}
+        and (w.locked_until is null or w.locked_until < ${nowIso})
+        and not exists (
+          select 1 from webhook_events e where e.status = 'pending' and e.resource_sid = w.resource_sid and e.${seq} < w.${seq})
+      order by w.run_at, w.${seq}
+      limit ${limit}
+      ${lock}
+    )
+    returning id, account_sid, type, url, payload, attempts, on_response, ${seq} as seq`.execute(db);
+  return result.rows
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .map(({ id, account_sid, type, url, payload, attempts, on_response }) => ({ id, account_sid, type, url, payload, attempts: Number(attempts), on_response }));
+}
+
+export interface Outcome {
+  attempts: number;
+  status: WebhookEventRow['status'];
+  /** When the next attempt is due (a pending event's), or now. */
+  runAt: string;
+  now: string;
+}
+
+/** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds it). */
+export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
+  const change = { attempts: outcome.attempts, status: outcome.status, run_at: outcome.runAt, locked_by: null, locked_until: null, date_updated: outcome.now };
+  return (await releaseHeld.run(db, id, workerId, change)) === 1;
+}
