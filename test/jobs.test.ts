@@ -203,6 +203,29 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     await waitUntil(async () => (await store.db.selectFrom('jobs').selectAll().execute()).length === 0);
   });
 
+  it('continues a job as another kind of work in the same row, run by that kind’s handler', async () => {
+    const db = await setup();
+    const store = await db.open();
+    const ran: { kind: string; payload: unknown; jobId: number }[] = [];
+    worker(store, {
+      first: async (job, ctx) => {
+        ran.push({ kind: job.kind, payload: job.payload, jobId: job.id });
+        await ctx.store.transaction((tx) => ctx.continueIn(tx, { handed: 'over' }, new Date(), 'second'));
+      },
+      second: async (job) => {
+        ran.push({ kind: job.kind, payload: job.payload, jobId: job.id });
+      },
+    });
+    await store.transaction((tx) => enqueueJob(tx, 'first', { n: 1 }));
+    await waitUntil(async () => ran.length === 2);
+    expect(ran.map(({ kind, payload }) => ({ kind, payload }))).toEqual([
+      { kind: 'first', payload: { n: 1 } },
+      { kind: 'second', payload: { handed: 'over' } },
+    ]);
+    expect(ran[1].jobId).toBe(ran[0].jobId);
+    await waitUntil(async () => (await store.db.selectFrom('jobs').selectAll().execute()).length === 0);
+  });
+
   it('does not enqueue a job when the transaction that caused it rolls back', async () => {
     const db = await setup();
     const store = await db.open();

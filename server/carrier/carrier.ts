@@ -47,6 +47,12 @@ export interface CarrierReports {
   inboundMessage(tx: Tx, message: InboundMessage): Promise<void>;
 }
 
+/**
+ * Durably schedules a carrier's follow-up work (a job of `kind`) in the transaction of the hand-over, at most once
+ * per hand-over. By default a new job; a caller that runs as a job itself may pass its own, continued as that work.
+ */
+export type ScheduleWork = (tx: Tx, kind: string, payload: unknown, runAt: Date) => Promise<void>;
+
 export interface DestinationCapabilities {
   rcs: boolean;
 }
@@ -63,7 +69,7 @@ export interface Carrier {
    */
   reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null>;
   /** Hands a message to the network inside the transaction that marks it `sending`. */
-  submitMessage(tx: Tx, message: OutboundMessage): Promise<void>;
+  submitMessage(tx: Tx, message: OutboundMessage, schedule?: ScheduleWork): Promise<void>;
   /** The carrier's own background work, reporting into `reports`. */
   jobHandlers(reports: CarrierReports): Record<string, JobHandler>;
   /** Verification codes by sms, voice call or WhatsApp (see otp.ts). */

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
 import type { JobHandler } from '../jobs/worker.js';
-import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage } from './carrier.js';
+import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage, ScheduleWork } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
@@ -68,9 +68,9 @@ export class SandboxCarrier implements Carrier {
     return new Date(slot);
   }
 
-  async submitMessage(tx: Tx, message: OutboundMessage): Promise<void> {
+  async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork = newJob): Promise<void> {
     const steps = this.plan(message);
-    await enqueueJob(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, { runAt: new Date(Date.now() + steps[0].afterMs) });
+    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, new Date(Date.now() + steps[0].afterMs));
   }
 
   private plan(message: OutboundMessage): Step[] {
@@ -119,3 +119,5 @@ export class SandboxCarrier implements Carrier {
     };
   }
 }
+
+const newJob: ScheduleWork = (tx, kind, payload, runAt) => enqueueJob(tx, kind, payload, { runAt });

@@ -99,9 +99,12 @@ export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): 
   return (await deleteJob.run(db, job.id, workerId)) === 1;
 }
 
-/** Keeps the job for its next step: a new payload and run time, a fresh attempt count. False when the lease was lost. */
-export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string, payload: unknown, runAt: Date): Promise<boolean> {
-  const change = { payload: JSON.stringify(payload), run_at: runAt.toISOString(), attempts: 0, locked_by: null, locked_until: null, last_error: null };
+/**
+ * Keeps the job for its next step: a new payload and run time (and kind, when given), a fresh attempt count. False
+ * when the lease was lost.
+ */
+export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string, payload: unknown, runAt: Date, kind?: string): Promise<boolean> {
+  const change = { kind, payload: JSON.stringify(payload), run_at: runAt.toISOString(), attempts: 0, locked_by: null, locked_until: null, last_error: null };
   return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 

@@ -10,10 +10,11 @@ export interface JobContext {
   /** Finish the job inside the handler's own transaction, so its effect and its completion commit together. */
   finishIn(tx: Tx): Promise<void>;
   /**
-   * Instead of finishing, keep the job for a next step with `payload` at `runAt`, in the handler's transaction:
-   * one update of its row instead of a delete and an insert (multi-step work such as the sandbox's reports).
+   * Instead of finishing, keep the job for a next step with `payload` at `runAt` (as a job of `kind`, when the next
+   * step is other work), in the handler's transaction: one update of its row instead of a delete and an insert
+   * (multi-step work such as a message's dispatch and then the sandbox's reports).
    */
-  continueIn(tx: Tx, payload: unknown, runAt: Date): Promise<void>;
+  continueIn(tx: Tx, payload: unknown, runAt: Date, kind?: string): Promise<void>;
 }
 
 export type JobHandler = (job: Job<any>, ctx: JobContext) => Promise<void>;
@@ -77,9 +78,9 @@ export class JobWorker {
         finished = true;
         if (!(await finishJob(tx.db, job, this.workerId))) throw new Error(`job ${job.id} lease lost`);
       },
-      continueIn: async (tx, payload, runAt) => {
+      continueIn: async (tx, payload, runAt, kind) => {
         finished = true;
-        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt))) throw new Error(`job ${job.id} lease lost`);
+        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, kind))) throw new Error(`job ${job.id} lease lost`);
         if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
       },
     };

@@ -1,6 +1,6 @@
 // The outbound pipeline after acceptance: the dispatch job (schedule, validity, pacing, hand-over to the carrier)
 // and the carrier's reports (status changes, inbound arrivals). Every step is one transaction with its job.
-import type { Carrier, CarrierReports, InboundMessage, MessageReport } from '../carrier/carrier.js';
+import type { Carrier, CarrierReports, InboundMessage, MessageReport, ScheduleWork } from '../carrier/carrier.js';
 import type { Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { enqueueJob } from '../jobs/queue.js';
@@ -45,12 +45,20 @@ export class MessagePipeline implements CarrierReports {
   private async dispatch({ sid, slot }: DispatchJob, ctx: JobContext): Promise<void> {
     await ctx.store.transaction(async (tx) => {
       const message = await messageBySid(tx.db, sid);
-      if (message?.status === 'queued') await this.dispatchQueued(tx, message, slot);
-      await ctx.finishIn(tx);
+      const carriedOn = message?.status === 'queued' && (await this.dispatchQueued(tx, message, slot, ctx));
+      if (!carriedOn) await ctx.finishIn(tx);
     });
   }
 
-  private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined): Promise<void> {
+  /**
+   * Sends the message, fails it, or waits for its send slot. Its job carries on as the next step (a later try, or
+   * the carrier's work once handed over) rather than ending for a new one: true when it did.
+   */
+  private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined, ctx: JobContext): Promise<boolean> {
+    const tryAgain = async (job: DispatchJob, runAt: Date) => {
+      await ctx.continueIn(tx, job, runAt);
+      return true;
+    };
     const now = Date.now();
     const expiresAt = Date.parse(message.expires_at);
     if (now > expiresAt) {
@@ -60,29 +68,37 @@ export class MessagePipeline implements CarrierReports {
         errorCode: 'validity_period_expired',
         errorMessage: `The message could not be sent within its validity period of ${message.validity_period} s.`,
       });
-      return;
+      return false;
     }
     if (!slot) {
       const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
       // No slot before it expires: come back when it does, to fail it then.
-      if (!reserved) return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid } satisfies DispatchJob, { runAt: new Date(expiresAt + 1) });
-      if (reserved.getTime() > now) {
-        return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: reserved.toISOString() } satisfies DispatchJob, { runAt: reserved });
-      }
+      if (!reserved) return tryAgain({ sid: message.sid }, new Date(expiresAt + 1));
+      if (reserved.getTime() > now) return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
     }
     const sending = await transition(tx.db, message.sid, ['queued'], { status: 'sending', date_updated: nowIso() });
-    if (!sending) return;
+    if (!sending) return false;
     await this.events.statusChanged(tx, sending);
-    await this.carrier.submitMessage(tx, {
-      sid: sending.sid,
-      accountSid: sending.account_sid,
-      from: sending.from_number,
-      to: sending.to_number,
-      body: sending.body,
-      mediaUrls: JSON.parse(sending.media_url),
-      channel: sending.channel,
-      numSegments: sending.num_segments,
-    });
+    let carriedOn = false;
+    const carryOn: ScheduleWork = (tx, kind, payload, runAt) => {
+      carriedOn = true;
+      return ctx.continueIn(tx, payload, runAt, kind);
+    };
+    await this.carrier.submitMessage(
+      tx,
+      {
+        sid: sending.sid,
+        accountSid: sending.account_sid,
+        from: sending.from_number,
+        to: sending.to_number,
+        body: sending.body,
+        mediaUrls: JSON.parse(sending.media_url),
+        channel: sending.channel,
+        numSegments: sending.num_segments,
+      },
+      carryOn,
+    );
+    return carriedOn;
   }
 
   messageStatus(tx: Tx, report: MessageReport): Promise<void> {

@@ -37,6 +37,19 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     expect(Date.parse(delivered.date_sent!)).toBeGreaterThanOrEqual(Date.parse(sendAt));
   });
 
+  it('carries a message from its dispatch through the sandbox network’s reports on one job row', async () => {
+    // Scheduled, so its dispatch job can be seen before it runs; slow delivery keeps it on the network for a while.
+    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+15005550004', body: 'one row', send_at: inMs(600) } });
+    const jobsOf = (sid: string) => t.server.services.store.db.selectFrom('jobs').select(['id', 'kind']).where('payload', 'like', `%${sid}%`).execute();
+    const [dispatch, ...others] = await jobsOf(data!.sid);
+    expect(others).toEqual([]);
+    expect(dispatch.kind).toBe('message.dispatch');
+    await waitForStatus(account.client, data!.sid, 'sent');
+    expect(await jobsOf(data!.sid)).toEqual([{ id: dispatch.id, kind: 'sandbox.message' }]);
+    await waitForStatus(account.client, data!.sid, 'delivered');
+    await waitUntil(async () => (await jobsOf(data!.sid)).length === 0);
+  });
+
   it('sends a scheduled message after a restart', async () => {
     const sendAt = inMs(1200);
     const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+14155550123', body: 'after restart', send_at: sendAt } });
