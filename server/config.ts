@@ -135,15 +135,15 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
       return raw === 'true';
     },
   },
-  jobPollMs: { env: 'JOB_POLL_MS', description: 'Idle poll interval of the job worker (ms).', parse: integer('JOB_POLL_MS', 200, 5, 60_000) },
+  jobPollMs: { env: 'JOB_POLL_MS', description: 'Idle poll interval of the job worker and the webhook delivery (ms).', parse: integer('JOB_POLL_MS', 200, 5, 60_000) },
   jobLeaseMs: {
     env: 'JOB_LEASE_MS',
-    description: 'Lease of a claimed job (ms); must exceed the longest job (a webhook attempt times out after 10 s).',
+    description: 'Lease of a claimed job or webhook event (ms); must exceed the longest job or attempt (a webhook attempt times out after 10 s).',
     parse: integer('JOB_LEASE_MS', 60_000, 15_000, 3_600_000),
   },
   jobConcurrency: {
     env: 'JOB_CONCURRENCY',
-    description: 'Background jobs running at once (50 to 5000): more keeps the message pipeline closer behind a high send rate, fewer leaves more of the CPU to the API under a burst of requests.',
+    description: 'Background jobs running at once, and as many webhook attempts (50 to 5000): more keeps the message pipeline closer behind a high send rate, fewer leaves more of the CPU to the API under a burst of requests.',
     parse: integer('JOB_CONCURRENCY', 100, 50, 5000),
   },
   apiKeyCacheMs: {

@@ -27,6 +27,8 @@ export interface StoreOptions {
   /** PostgreSQL only: keep every table in this schema (created when missing). Tests use one per server. */
   schema?: string;
   logger?: Logger;
+  /** Apply the migrations up to this one only (tests of an upgrade from an older version); all by default. */
+  migrateTo?: string;
 }
 
 export class Store {
@@ -61,15 +63,16 @@ export class Store {
 
   static async open(options: StoreOptions): Promise<Store> {
     const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data', options.logger);
-    await store.migrate();
+    await store.migrate(options.migrateTo);
     return store;
   }
 
-  private async migrate(): Promise<void> {
+  private async migrate(upTo?: string): Promise<void> {
     const provider = { getMigrations: async () => migrationsFor(this.dialect) };
     // Kysely looks for its migration tables in every schema unless told which: with one schema per
     // test server, another server's tables would be taken for ours.
-    const { error, results } = await new Migrator({ db: this.db, provider, ...(this.schema ? { migrationTableSchema: this.schema } : {}) }).migrateToLatest();
+    const migrator = new Migrator({ db: this.db, provider, ...(this.schema ? { migrationTableSchema: this.schema } : {}) });
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
       throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);

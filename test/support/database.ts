@@ -15,8 +15,9 @@ export function freshDatabase(engine: Engine) {
   return {
     /** SQLite: the folder of the database file. */
     dataDir,
-    async open() {
-      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema } : { dataDir });
+    /** `migrateTo`: leave it at that migration, as an older version left it. */
+    async open(options: { migrateTo?: string } = {}) {
+      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options });
       opened.push(store);
       return store;
     },
