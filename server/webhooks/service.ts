@@ -138,7 +138,10 @@ export class WebhookService {
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;
     });
-    if (recorded && giveUp) this.logger.warn({ webhookId: event.id, type: event.type, attempts: attempt, error: result.error }, 'webhook given up');
+    if (!recorded || result.ok) return;
+    const about = { webhookId: event.id, type: event.type, attempts: attempt, error: result.error };
+    if (giveUp) this.logger.warn(about, 'webhook given up');
+    else this.logger.info({ ...about, nextAttemptAt: runAt }, 'webhook attempt failed; retrying later');
   }
 
   private async runResponseHandler(tx: Tx, id: string, onResponse: string, result: { status: number | null; body: string; contentType: string }) {
