@@ -49,7 +49,7 @@ export interface CarrierReports {
 
 /**
  * Durably schedules a carrier's follow-up work (a job of `kind`) in the transaction of the hand-over, at most once
- * per hand-over. By default a new job; a caller that runs as a job itself may pass its own, continued as that work.
+ * per hand-over: the dispatching job carries on as that work.
  */
 export type ScheduleWork = (tx: Tx, kind: string, payload: unknown, runAt: Date) => Promise<void>;
 
@@ -69,7 +69,7 @@ export interface Carrier {
    */
   reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null>;
   /** Hands a message to the network inside the transaction that marks it `sending`. */
-  submitMessage(tx: Tx, message: OutboundMessage, schedule?: ScheduleWork): Promise<void>;
+  submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void>;
   /** The carrier's own background work, reporting into `reports`. */
   jobHandlers(reports: CarrierReports): Record<string, JobHandler>;
   /** Verification codes by sms, voice call or WhatsApp (see otp.ts). */

@@ -3,7 +3,6 @@
 // loses nothing. Delivery to a number held on this platform also arrives there as an inbound message.
 import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
-import { enqueueJob } from '../jobs/queue.js';
 import type { JobHandler } from '../jobs/worker.js';
 import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage, ScheduleWork } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
@@ -68,7 +67,7 @@ export class SandboxCarrier implements Carrier {
     return new Date(slot);
   }
 
-  async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork = newJob): Promise<void> {
+  async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
     await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, new Date(Date.now() + steps[0].afterMs));
   }
@@ -119,5 +118,3 @@ export class SandboxCarrier implements Carrier {
     };
   }
 }
-
-const newJob: ScheduleWork = (tx, kind, payload, runAt) => enqueueJob(tx, kind, payload, { runAt });

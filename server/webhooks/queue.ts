@@ -18,10 +18,10 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
   db.updateTable('webhook_events').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
 
-/** Records an event to deliver from `row.run_at`, inside the caller's transaction. */
-export async function recordEvent(tx: Tx, row: WebhookEventRow): Promise<void> {
-  await insertEvent.run(tx.db, row);
-  if (Date.parse(row.run_at) <= Date.now()) tx.afterCommit(() => webhookSignal.emit('due'));
+/** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
+export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>): Promise<void> {
+  await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
+  tx.afterCommit(() => webhookSignal.emit('due'));
 }
 
 /**

@@ -79,9 +79,6 @@ export class WebhookService {
       status: 'pending',
       attempts: 0,
       on_response: request.onResponse ? JSON.stringify(request.onResponse) : null,
-      run_at: now,
-      locked_by: null,
-      locked_until: null,
       date_created: now,
       date_updated: now,
     });
