@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net';
 import type { BenchTools, CpuTime, Scenario, Target } from './scenarios.js';
 
 const PIPELINE_SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 30);
-const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1000);
+// The pipeline is offered a fifth more than its target. Offered exactly the target, a pipeline that keeps pace
+// completes at the offered rate give or take the jitter of its first and last messages (995-1,010 msg/s in runs that
+// delivered everything in step), so the verdict was a coin toss; offered more, the backlog shows its capacity.
+const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1200);
 const POST_ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 
 // The speed targets of the messages issue: POST at 40% or more of the bare route with a p99 under 50 ms, at
