@@ -143,7 +143,8 @@ export const SETTINGS: { [K in keyof Config]: Setting<K> } = {
   },
   jobConcurrency: {
     env: 'JOB_CONCURRENCY',
-    description: 'Background jobs running at once, and as many webhook attempts (50 to 5000): more keeps the message pipeline closer behind a high send rate, fewer leaves more of the CPU to the API under a burst of requests.',
+    description:
+      'Background jobs running at once, and as many webhook attempts (50 to 5000): more costs a little less CPU per message but makes the event loop run later under load (the default kept the pipeline closest behind a high send rate), fewer leaves more of the CPU to the API under a burst of requests.',
     parse: integer('JOB_CONCURRENCY', 100, 50, 5000),
   },
   apiKeyCacheMs: {
