@@ -1,8 +1,10 @@
-// Fails when generated/ differs from what spec/openapi.yaml generates (run `npm run generate` to fix).
+// Fails when generated/ differs from what spec/openapi.yaml generates (run `npm run generate` to fix), or
+// docs/configuration.md from what server/config.ts generates (run `npm run docs:config` to fix).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CONFIG_DOCS, renderConfigDocs } from './config-docs.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const committed = path.join(root, 'generated/openapi.ts');
@@ -18,3 +20,10 @@ if (want !== have) {
   process.exit(1);
 }
 console.log('drift check: generated/ matches spec/openapi.yaml');
+
+const docs = path.join(root, CONFIG_DOCS);
+if (!fs.existsSync(docs) || fs.readFileSync(docs, 'utf8') !== renderConfigDocs()) {
+  console.error(`${CONFIG_DOCS} is out of date with server/config.ts: run \`npm run docs:config\` and commit the result.`);
+  process.exit(1);
+}
+console.log(`drift check: ${CONFIG_DOCS} matches server/config.ts`);
