@@ -1,19 +1,61 @@
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../server/config.js';
-import { spawn } from 'node:child_process';
+import { ConfigError, loadConfig, SETTINGS } from '../server/config.js';
+import { CONFIG_DOCS, renderConfigDocs } from '../scripts/config-docs.js';
 import { ROOT, runScript } from './support/run.js';
 import { freePort } from './support/prism.js';
 import { startTestServer } from './support/server.js';
 import { createTelephonyClient } from '../client/index.js';
 
+/** The problems loadConfig reports for `env`, one per line of its ConfigError (empty when it accepts `env`). */
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const [head, ...lines] = err.message.split('\n');
+    expect(head).toBe('Invalid configuration:');
+    return lines.map((line) => line.replace(/^ {2}- /, ''));
+  }
+}
+
 describe('configuration from the environment', () => {
   it('has working defaults', () => {
-    const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, databaseUrl: null, apiKey: null, logLevel: 'info', nodeEnv: 'development', validateResponses: true });
-    expect(config.dataDir).toBe(path.resolve('./data'));
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: null,
+      databaseSchema: null,
+      apiKey: null,
+      logLevel: 'info',
+      nodeEnv: 'development',
+      validateResponses: true,
+      jobPollMs: 200,
+      jobLeaseMs: 60_000,
+      jobConcurrency: 100,
+      apiKeyCacheMs: 1000,
+      addressVerificationDelay: { ms: 5000 },
+      secretKey: null,
+      carrier: 'sandbox',
+      sandboxSentDelayMs: 100,
+      sandboxDeliveryDelayMs: 200,
+      sandboxSlowDeliveryMs: 5000,
+      sandboxReadDelayMs: 500,
+      sandboxMessagesPerSecond: 10,
+      webhookTimeoutMs: 10_000,
+      webhookRetryBaseMs: 5000,
+      webhookRetryMaxMs: 3_600_000,
+      webhookRetentionDays: 30,
+      webhookMaxAttempts: 15,
+      webhookAllowPrivate: true,
+      verifyMaxSendsPerHour: 1000,
+    });
   });
 
   it('turns response validation off in production unless asked', () => {
@@ -21,29 +63,47 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: 'true' }).validateResponses).toBe(true);
   });
 
+  it('reads an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '', DATABASE_URL: '' })).toEqual(loadConfig({}));
+  });
+
   it.each([
-    ['PORT', 'eighty', /PORT must be an integer/],
-    ['PORT', '70000', /PORT must be an integer from 0 to 65535/],
-    ['DATABASE_URL', 'mysql://localhost/db', /DATABASE_URL must start with postgres/],
-    ['TELEPHONY_API_KEY', 'short', /TELEPHONY_API_KEY must be 16 to 256/],
-    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of/],
-    ['NODE_ENV', 'staging', /NODE_ENV must be one of/],
-    ['DATABASE_SCHEMA', 'Bad-Name', /DATABASE_SCHEMA must be a lowercase identifier/],
-    ['JOB_LEASE_MS', '1000', /JOB_LEASE_MS must be an integer from 15000/],
-    ['JOB_CONCURRENCY', '10', /JOB_CONCURRENCY must be an integer from 50 to 5000/],
+    ['PORT', 'eighty', 'PORT must be an integer from 0 to 65535, got "eighty"'],
+    ['PORT', '70000', 'PORT must be an integer from 0 to 65535, got "70000"'],
+    ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// URL, got "mysql://db/x"'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+    ['NODE_ENV', 'staging', 'NODE_ENV must be one of development, production, test, got "staging"'],
+    ['DATABASE_SCHEMA', 'Bad-Name', 'DATABASE_SCHEMA must be a lowercase identifier, got "Bad-Name"'],
+    ['VALIDATE_RESPONSES', 'yes', 'VALIDATE_RESPONSES must be true or false, got "yes"'],
+    ['CARRIER', 'smpp', 'CARRIER must be sandbox, got "smpp"'],
+    ['JOB_LEASE_MS', '1000', 'JOB_LEASE_MS must be an integer from 15000 to 3600000, got "1000"'],
+    ['JOB_CONCURRENCY', '10', 'JOB_CONCURRENCY must be an integer from 50 to 5000, got "10"'],
+    ['JOB_CONCURRENCY', '100.5', 'JOB_CONCURRENCY must be an integer from 50 to 5000, got "100.5"'],
   ])('rejects %s=%s with a clear message', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ [name]: value })).toThrow(message);
+    expect(problemsOf({ [name]: value })).toEqual([message]);
+  });
+
+  it('keeps a bad secret out of the message, and masks the password of a bad DATABASE_URL', () => {
+    const env = { TELEPHONY_API_KEY: 'short key', SECRET_KEY: 'too-short', DATABASE_URL: 'mysql://app:hunter2@db/x' };
+    expect(problemsOf(env)).toEqual([
+      'DATABASE_URL must be a postgres:// or postgresql:// URL, got "mysql://app:***@db/x"',
+      'TELEPHONY_API_KEY must be 16 to 256 characters without spaces',
+      'SECRET_KEY must be at least 32 characters',
+    ]);
   });
 
   it('lists every bad value at once', () => {
-    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/PORT[\s\S]*LOG_LEVEL/);
+    expect(problemsOf({ PORT: 'x', LOG_LEVEL: 'y' })).toEqual([
+      'PORT must be an integer from 0 to 65535, got "x"',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "y"',
+    ]);
   });
 
-  it('makes `npm start` exit with the message when a value is bad', async () => {
+  it('makes `npm start` exit 2 with the message when a value is bad', async () => {
     const res = await runScript('server/main.ts', [], { PORT: 'eighty' });
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain('PORT must be an integer');
+    expect(res.stderr).toBe('Invalid configuration:\n  - PORT must be an integer from 0 to 65535, got "eighty"\n');
   });
 
   it('gives the job worker the window JOB_CONCURRENCY asks for (100 by default)', async () => {
@@ -62,37 +122,160 @@ describe('configuration from the environment', () => {
     const t = await startTestServer('sqlite', { TELEPHONY_API_KEY: apiKey });
     try {
       const client = createTelephonyClient({ baseUrl: t.url, apiKey });
-      expect((await client.GET('/v1/messages')).response.status).not.toBe(401);
+      const [account] = await t.server.services.accounts.listAccounts();
+      const first = await client.GET('/v1/account');
+      expect(first.response.status).toBe(200);
+      expect(first.data?.sid).toBe(account.sid);
       await t.restart();
-      expect((await client.GET('/v1/messages')).response.status).not.toBe(401);
-      expect(await t.server.services.accounts.listAccounts()).toHaveLength(1);
+      const again = await client.GET('/v1/account');
+      expect(again.response.status).toBe(200);
+      expect(again.data?.sid).toBe(account.sid);
+      expect((await t.server.services.accounts.listAccounts()).map((a) => a.sid)).toEqual([account.sid]);
     } finally {
       await t.stop();
     }
   });
 
-  it('prints the first account key once on the first start, and not on the next', async () => {
+  // Two starts of a child server: slow on a loaded machine.
+  it('prints the first account key once on the first start, and not on the next', { timeout: 90_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'first-start-'));
-    const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
-    const first = await startAndStop(env);
-    const key = /API key \(shown only now, keep it\): (tk_\S+)/.exec(first)?.[1];
-    expect(key).toBeTruthy();
-    const second = await startAndStop(env);
-    expect(second).not.toContain('API key');
-    expect(second).toContain('listening');
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    try {
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+      const first = await startAndStop(env);
+      expect(first).toMatch(/Its API key \(shown only now, keep it\): tk_[A-Za-z0-9_-]{43}\n/);
+      const second = await startAndStop(env);
+      expect(second).not.toContain('API key');
+      expect(second).toContain('Telephony API listening on http://127.0.0.1:');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
+
+describe('rules between settings', () => {
+  it.each([
+    [
+      { WEBHOOK_TIMEOUT_MS: '60000' },
+      'JOB_LEASE_MS (60000) must be at least WEBHOOK_TIMEOUT_MS (60000) + 5000: a lease that ends while its webhook ' +
+        'attempt may still run lets another instance claim the event and deliver it twice',
+    ],
+    [
+      { JOB_LEASE_MS: '15000', WEBHOOK_TIMEOUT_MS: '10001' },
+      'JOB_LEASE_MS (15000) must be at least WEBHOOK_TIMEOUT_MS (10001) + 5000: a lease that ends while its webhook ' +
+        'attempt may still run lets another instance claim the event and deliver it twice',
+    ],
+    [
+      { WEBHOOK_RETRY_BASE_MS: '5000', WEBHOOK_RETRY_MAX_MS: '4999' },
+      'WEBHOOK_RETRY_MAX_MS (4999) must be at least WEBHOOK_RETRY_BASE_MS (5000): the longest delay between ' +
+        'attempts caps the first one too, so the base would never apply',
+    ],
+    [
+      { WEBHOOK_RETENTION_DAYS: '1', WEBHOOK_MAX_ATTEMPTS: '100' },
+      'WEBHOOK_RETENTION_DAYS (1) must be longer than an event can be retried: WEBHOOK_MAX_ATTEMPTS (100) × ' +
+        '(WEBHOOK_RETRY_MAX_MS (3600000) + WEBHOOK_TIMEOUT_MS (10000)) = 4.2 days: retention counts from an ' +
+        "event's creation, so an event still being retried past it would be removed as soon as it is given up, " +
+        'before anyone could see why it failed',
+    ],
+  ])('rejects %j with the rule it breaks and why', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(problemsOf(env)).toEqual([message]);
+  });
+
+  it.each([
+    // The crash test's setting: the shortest lease beside the default webhook timeout.
+    { JOB_LEASE_MS: '15000' },
+    { JOB_LEASE_MS: '65000', WEBHOOK_TIMEOUT_MS: '60000' },
+    { WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '200' },
+    { WEBHOOK_RETENTION_DAYS: '1' },
+  ])('accepts %j, on the edge of its rule', (env) => {
+    expect(problemsOf(env)).toEqual([]);
+  });
+
+  it('reports every rule broken at once', () => {
+    const problems = problemsOf({ WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_RETRY_MAX_MS: '1000' });
+    expect(problems.map((p) => p.split(':')[0])).toEqual([
+      'JOB_LEASE_MS (60000) must be at least WEBHOOK_TIMEOUT_MS (60000) + 5000',
+      'WEBHOOK_RETRY_MAX_MS (1000) must be at least WEBHOOK_RETRY_BASE_MS (5000)',
+    ]);
+  });
+
+  it('checks the rules only once every value is valid, so a bad value is reported alone', () => {
+    expect(problemsOf({ PORT: 'x', WEBHOOK_TIMEOUT_MS: '60000' })).toEqual([
+      'PORT must be an integer from 0 to 65535, got "x"',
+    ]);
+  });
+});
+
+describe('the configuration reference (docs/configuration.md)', () => {
+  const committed = () => fs.readFileSync(path.join(ROOT, CONFIG_DOCS), 'utf8');
+
+  it('is what `npm run docs:config` writes from the settings', () => {
+    expect(committed()).toBe(renderConfigDocs());
+  });
+
+  it('gives every setting its default, accepted values and description', () => {
+    const docs = committed();
+    for (const s of Object.values(SETTINGS)) {
+      expect(docs).toContain(`| [\`${s.env}\`](#${s.env.toLowerCase()}) | ${s.default} |\n`);
+    }
+    expect(docs).toContain(
+      '### `PORT`\n\nTCP port to listen on (0 picks a free one).\n\n' +
+        'Default: `3000`. Accepts an integer from 0 to 65535.\n',
+    );
+  });
+
+  it('misses no setting: in server/, only config.ts reads the environment', () => {
+    const reads = (file: string) => fs.readFileSync(path.join(ROOT, 'server', file), 'utf8').includes('process.env');
+    const readers = fs
+      .readdirSync(path.join(ROOT, 'server'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && reads(file));
+    expect(readers).toEqual(['config.ts']);
+  });
+
+  const slow = { timeout: 120_000 };
+  it('fails the drift check of `npm test` when stale, and `npm run docs:config` rewrites it', slow, async () => {
+    const tree = copyOfTheRepository();
+    try {
+      const docs = path.join(tree, CONFIG_DOCS);
+      fs.writeFileSync(docs, committed().replace('Default: `60000`.', 'Default: `30000`.'));
+      const stale = await runScript(path.join(tree, 'scripts/check-drift.ts'), [], {}, 90_000);
+      expect(stale.code).toBe(1);
+      expect(stale.stdout).toBe('drift check: generated/ matches spec/openapi.yaml\n');
+      expect(stale.stderr).toBe(
+        'docs/configuration.md is out of date with server/config.ts: ' +
+          'run `npm run docs:config` and commit the result.\n',
+      );
+
+      await promisify(execFile)('npm', ['run', '--silent', 'docs:config'], { cwd: tree, timeout: 60_000 });
+      expect(fs.readFileSync(docs, 'utf8')).toBe(renderConfigDocs());
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
+});
+
+/** What the drift check and `npm run docs:config` need of the repository, in a folder of its own to spoil. */
+function copyOfTheRepository(): string {
+  const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'config-drift-'));
+  for (const part of ['package.json', 'scripts', 'spec', 'generated', 'docs', 'server/config.ts']) {
+    fs.cpSync(path.join(ROOT, part), path.join(tree, part), { recursive: true });
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
+  return tree;
+}
 
 /** Runs `server/main.ts` until it says it listens, then stops it with SIGTERM; returns its stdout. */
 async function startAndStop(env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH, PORT: String(port), ...env } });
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port), ...env },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 40_000);
     child.stdout.on('data', () => {
       if (/listening/.test(out)) {
         clearTimeout(timer);
