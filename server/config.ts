@@ -5,7 +5,7 @@ import path from 'node:path';
 export class ConfigError extends Error {}
 
 /** One environment variable: how it is read, and how the reference (docs/configuration.md) describes it. */
-export interface Setting<T> {
+interface Setting<T> {
   env: string;
   /** What it does, for the reference (markdown). */
   description: string;
@@ -141,7 +141,12 @@ export const SETTINGS = {
     read: (raw) => (raw.length >= 16 && raw.length <= 256 && !/\s/.test(raw) ? raw : undefined),
     show: () => null,
   }),
-  logLevel: oneOf({ env: 'LOG_LEVEL', values: LOG_LEVELS, default: 'info', description: 'Least severe level of the log lines written (pino, JSON on stdout).' }),
+  logLevel: oneOf({
+    env: 'LOG_LEVEL',
+    values: LOG_LEVELS,
+    default: 'info',
+    description: 'Least severe level of the log lines written (pino, JSON on stdout).',
+  }),
   nodeEnv: oneOf({
     env: 'NODE_ENV',
     values: NODE_ENVS,
@@ -306,7 +311,7 @@ export const SETTINGS = {
 export type Config = { [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS)[K]['parse']> };
 
 /** A rule between settings, checked once each of them is valid on its own. */
-export interface ConfigRule {
+interface ConfigRule {
   /** The rule, for the reference. */
   rule: string;
   /** What breaks when it does not hold: ends the error message, and explains the rule in the reference. */
@@ -353,9 +358,9 @@ export const RULES: ConfigRule[] = [
       const longest = c.webhookMaxAttempts * (c.webhookRetryMaxMs + c.webhookTimeoutMs);
       if (c.webhookRetentionDays * DAY_MS > longest) return null;
       return (
-        `WEBHOOK_RETENTION_DAYS (${c.webhookRetentionDays}) must be longer than an event can be retried: ` +
-        `WEBHOOK_MAX_ATTEMPTS (${c.webhookMaxAttempts}) × (WEBHOOK_RETRY_MAX_MS (${c.webhookRetryMaxMs}) + ` +
-        `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs})) = ${(longest / DAY_MS).toFixed(1)} days`
+        `WEBHOOK_RETENTION_DAYS (${c.webhookRetentionDays}) must exceed WEBHOOK_MAX_ATTEMPTS ` +
+        `(${c.webhookMaxAttempts}) × (WEBHOOK_RETRY_MAX_MS (${c.webhookRetryMaxMs}) + ` +
+        `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs})), here ${(longest / DAY_MS).toFixed(1)} days`
       );
     },
   },

@@ -171,8 +171,8 @@ describe('rules between settings', () => {
     ],
     [
       { WEBHOOK_RETENTION_DAYS: '1', WEBHOOK_MAX_ATTEMPTS: '100' },
-      'WEBHOOK_RETENTION_DAYS (1) must be longer than an event can be retried: WEBHOOK_MAX_ATTEMPTS (100) × ' +
-        '(WEBHOOK_RETRY_MAX_MS (3600000) + WEBHOOK_TIMEOUT_MS (10000)) = 4.2 days: retention counts from an ' +
+      'WEBHOOK_RETENTION_DAYS (1) must exceed WEBHOOK_MAX_ATTEMPTS (100) × (WEBHOOK_RETRY_MAX_MS (3600000) + ' +
+        'WEBHOOK_TIMEOUT_MS (10000)), here 4.2 days: retention counts from an ' +
         "event's creation, so an event still being retried past it would be removed as soon as it is given up, " +
         'before anyone could see why it failed',
     ],
