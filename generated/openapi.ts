@@ -4427,7 +4427,7 @@ export interface operations {
                      *       ]
                      *     } */
                     "application/json": components["schemas"]["ProblemTypeList"];
-                    /** @example <!doctype html><html lang="en"><head><title>Problem codes</title></head><body><h1>Problem codes</h1></body></html> */
+                    /** @example <!doctype html><html lang="en"><title>Problem codes</title><h1>Problem codes</h1></html> */
                     "text/html": string;
                 };
             };
@@ -4463,7 +4463,7 @@ export interface operations {
                      *       "remedy": "Retry once the message is delivered, undelivered, failed, read or canceled."
                      *     } */
                     "application/json": components["schemas"]["ProblemType"];
-                    /** @example <!doctype html><html lang="en"><head><title>message_in_flight</title></head><body><h1>Message in flight</h1></body></html> */
+                    /** @example <!doctype html><html lang="en"><title>message_in_flight</title><h1>Message in flight</h1></html> */
                     "text/html": string;
                 };
             };
