@@ -127,7 +127,8 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-    ({ status: this.status, title: this.title } = CATALOGUE[code]);
+    this.status = CATALOGUE[code].status;
+    this.title = CATALOGUE[code].title;
   }
 }
 
