@@ -861,6 +861,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/problems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the problem codes
+         * @description Every problem `code` the API answers, with its status, title, explanation and remedy. Public.
+         *     An HTML page by default; JSON when the request prefers `application/json` (its `Accept` header).
+         *
+         */
+        get: operations["listProblemTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Explain a problem code
+         * @description The page a problem's `type` points to: what its `code` means and what to do about it. Public.
+         *     An HTML page by default; JSON when the request prefers `application/json` (its `Accept` header).
+         *
+         */
+        get: operations["getProblemType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1361,21 +1405,26 @@ export interface components {
                 message: string;
             } | null;
         };
-        /** @description An RFC 9457 problem; the body of every error response. */
+        /** @description An RFC 9457 problem; the body of every error response. Its `type` resolves to a page that
+         *     explains the `code` and its remedy; [/problems](/problems) lists every code.
+         *      */
         Problem: {
             /**
              * Format: uri-reference
-             * @description URI reference identifying the problem type (`about:blank` when `code` says it all).
+             * @description The problem type: the relative URI `/problems/{code}`, resolved against the API's base
+             *     URL (e.g. `http://localhost:3000/problems/not_found`). It answers an HTML page, or JSON
+             *     (`ProblemType`) with `Accept: application/json`, explaining the code and its remedy.
+             *
+             * @example /problems/not_found
              */
             type: string;
-            /** @description Short summary of the problem type (the HTTP status phrase for `about:blank`). */
+            /** @description Short summary of the problem type; the same for every occurrence of a `code`. */
             title: string;
             /** @description The HTTP status code. */
             status: number;
             /** @description Explanation specific to this occurrence, with the remedy where there is one. */
             detail?: string;
-            /** @description Stable machine-readable error code, e.g. `invalid_request`, `not_found`. */
-            code: string;
+            code: components["schemas"]["ProblemCode"];
             /** @description The request's id, also sent as the `X-Request-Id` header. */
             request_id?: string;
             /** @description Present only on validation errors (`invalid_request`); one entry per offending field. */
@@ -1385,6 +1434,63 @@ export interface components {
                 /** @description What is wrong with it. */
                 message: string;
             }[];
+        };
+        /**
+         * @description The stable, machine-readable code of a problem; each has a page at `/problems/{code}`:
+         *     - [`invalid_request`](/problems/invalid_request) (400): Invalid request
+         *     - [`invalid_json`](/problems/invalid_json) (400): Malformed JSON body
+         *     - [`batch_too_large`](/problems/batch_too_large) (400): Batch too large
+         *     - [`unauthorized`](/problems/unauthorized) (401): Unauthorized
+         *     - [`not_found`](/problems/not_found) (404): Not found
+         *     - [`method_not_allowed`](/problems/method_not_allowed) (405): Method not allowed
+         *     - [`idempotency_key_reused`](/problems/idempotency_key_reused) (409): Idempotency key reused
+         *     - [`idempotency_key_in_use`](/problems/idempotency_key_in_use) (409): Idempotency key in use
+         *     - [`number_unavailable`](/problems/number_unavailable) (409): Number unavailable
+         *     - [`message_in_flight`](/problems/message_in_flight) (409): Message in flight
+         *     - [`address_in_use`](/problems/address_in_use) (409): Address in use
+         *     - [`verification_not_pending`](/problems/verification_not_pending) (409): Verification not pending
+         *     - [`call_not_modifiable`](/problems/call_not_modifiable) (409): Call not modifiable
+         *     - [`unique_name_in_use`](/problems/unique_name_in_use) (409): Unique name in use
+         *     - [`payload_too_large`](/problems/payload_too_large) (413): Payload too large
+         *     - [`unsupported_media_type`](/problems/unsupported_media_type) (415): Unsupported media type
+         *     - [`regulatory_requirements`](/problems/regulatory_requirements) (422): Regulatory requirements not met
+         *     - [`address_not_found`](/problems/address_not_found) (422): Address not found
+         *     - [`from_number_not_owned`](/problems/from_number_not_owned) (422): From number not owned
+         *     - [`to_number_not_owned`](/problems/to_number_not_owned) (422): To number not owned
+         *     - [`destination_blocked`](/problems/destination_blocked) (422): Destination blocked
+         *     - [`no_proxy_number_available`](/problems/no_proxy_number_available) (422): No proxy number available
+         *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
+         *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
+         *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
+         *     - [`internal_error`](/problems/internal_error) (500): Internal server error
+         *     - [`not_implemented`](/problems/not_implemented) (501): Not implemented
+         *     - [`service_unavailable`](/problems/service_unavailable) (503): Service unavailable
+         *
+         * @example not_found
+         * @enum {string}
+         */
+        ProblemCode: "invalid_request" | "invalid_json" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "internal_error" | "not_implemented" | "service_unavailable";
+        /** @description One entry of the error catalogue, the page a problem's `type` points to. */
+        ProblemType: {
+            code: components["schemas"]["ProblemCode"];
+            /**
+             * Format: uri-reference
+             * @description The `type` of problems with this code, `/problems/{code}`.
+             * @example /problems/not_found
+             */
+            type: string;
+            /** @description The HTTP status problems with this code answer. */
+            status: number;
+            /** @description The `title` of problems with this code. */
+            title: string;
+            /** @description What the code means. */
+            explanation: string;
+            /** @description What the caller can do about it. */
+            remedy: string;
+        };
+        /** @description Every problem code the API answers. */
+        ProblemTypeList: {
+            data: components["schemas"]["ProblemType"][];
         };
         /** @description PascalCase wire names, in JSON and form bodies alike. */
         ProvisionPhoneNumberRequest: {
@@ -1740,8 +1846,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Bad Request",
+                 *       "type": "/problems/invalid_request",
+                 *       "title": "Invalid request",
                  *       "status": 400,
                  *       "detail": "The request has 2 invalid fields.",
                  *       "code": "invalid_request",
@@ -1776,8 +1882,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Conflict",
+                 *       "type": "/problems/idempotency_key_reused",
+                 *       "title": "Idempotency key reused",
                  *       "status": 409,
                  *       "detail": "This Idempotency-Key was already used with a different request body.",
                  *       "code": "idempotency_key_reused",
@@ -1793,8 +1899,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Internal Server Error",
+                 *       "type": "/problems/internal_error",
+                 *       "title": "Internal server error",
                  *       "status": 500,
                  *       "detail": "An unexpected error occurred. Quote the request id when reporting it.",
                  *       "code": "internal_error",
@@ -1814,8 +1920,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Method Not Allowed",
+                 *       "type": "/problems/method_not_allowed",
+                 *       "title": "Method not allowed",
                  *       "status": 405,
                  *       "detail": "PUT is not allowed on /v1/messages; use GET or POST.",
                  *       "code": "method_not_allowed",
@@ -1831,8 +1937,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Not Found",
+                 *       "type": "/problems/not_found",
+                 *       "title": "Not found",
                  *       "status": 404,
                  *       "detail": "No resource with this sid exists in your account.",
                  *       "code": "not_found",
@@ -1848,8 +1954,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Not Implemented",
+                 *       "type": "/problems/not_implemented",
+                 *       "title": "Not implemented",
                  *       "status": 501,
                  *       "detail": "This operation is not implemented yet.",
                  *       "code": "not_implemented",
@@ -1865,8 +1971,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Payload Too Large",
+                 *       "type": "/problems/payload_too_large",
+                 *       "title": "Payload too large",
                  *       "status": 413,
                  *       "detail": "The request body is larger than the limit.",
                  *       "code": "payload_too_large",
@@ -1892,8 +1998,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Too Many Requests",
+                 *       "type": "/problems/rate_limited",
+                 *       "title": "Rate limited",
                  *       "status": 429,
                  *       "detail": "Rate limit exceeded; retry after 2 seconds.",
                  *       "code": "rate_limited",
@@ -1911,7 +2017,7 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
+                 *       "type": "/problems/unauthorized",
                  *       "title": "Unauthorized",
                  *       "status": 401,
                  *       "detail": "Send a valid API key as Authorization Bearer token.",
@@ -1937,8 +2043,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Unprocessable Entity",
+                 *       "type": "/problems/from_number_not_owned",
+                 *       "title": "From number not owned",
                  *       "status": 422,
                  *       "detail": "+14155550999 is not a number of your account.",
                  *       "code": "from_number_not_owned",
@@ -1954,8 +2060,8 @@ export interface components {
             };
             content: {
                 /** @example {
-                 *       "type": "about:blank",
-                 *       "title": "Unsupported Media Type",
+                 *       "type": "/problems/unsupported_media_type",
+                 *       "title": "Unsupported media type",
                  *       "status": 415,
                  *       "detail": "Content-Type text/plain is not supported; use application/json or application/x-www-form-urlencoded.",
                  *       "code": "unsupported_media_type",
@@ -2905,8 +3011,8 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "about:blank",
-                     *       "title": "Unprocessable Entity",
+                     *       "type": "/problems/regulatory_requirements",
+                     *       "title": "Regulatory requirements not met",
                      *       "status": 422,
                      *       "detail": "Numbers in DE require a verified address in DE. Submit an address in Settings > Addresses (or POST /v1/addresses); it is verified, typically within 1 business day, and then provisioning in DE succeeds. Pass its sid as AddressSid.",
                      *       "code": "regulatory_requirements",
@@ -4293,6 +4399,77 @@ export interface operations {
             };
         };
     };
+    listProblemTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The error catalogue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "message_in_flight",
+                     *           "type": "/problems/message_in_flight",
+                     *           "status": 409,
+                     *           "title": "Message in flight",
+                     *           "explanation": "The message is not in a final state yet, so it cannot be deleted.",
+                     *           "remedy": "Retry once the message is delivered, undelivered, failed, read or canceled."
+                     *         }
+                     *       ]
+                     *     } */
+                    "application/json": components["schemas"]["ProblemTypeList"];
+                    /** @example <!doctype html><html lang="en"><title>Problem codes</title><h1>Problem codes</h1></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getProblemType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A problem code, e.g. `message_in_flight`.
+                 * @example message_in_flight
+                 */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code's explanation and remedy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "code": "message_in_flight",
+                     *       "type": "/problems/message_in_flight",
+                     *       "status": 409,
+                     *       "title": "Message in flight",
+                     *       "explanation": "The message is not in a final state yet, so it cannot be deleted.",
+                     *       "remedy": "Retry once the message is delivered, undelivered, failed, read or canceled."
+                     *     } */
+                    "application/json": components["schemas"]["ProblemType"];
+                    /** @example <!doctype html><html lang="en"><title>message_in_flight</title><h1>Message in flight</h1></html> */
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -4345,8 +4522,8 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "about:blank",
-                     *       "title": "Service Unavailable",
+                     *       "type": "/problems/service_unavailable",
+                     *       "title": "Service unavailable",
                      *       "status": 503,
                      *       "detail": "The database did not answer.",
                      *       "code": "service_unavailable",

@@ -58,7 +58,7 @@ export function createApp(services: Services): Express {
   );
   mountSystemRoutes(app, store, metrics.registry);
   mountOperations(app, handlers, services);
-  app.use((_req, _res, next) => next(errors.notFound('No such route.')));
+  app.use((_req, _res, next) => next(errors.noSuchRoute()));
   app.use(problemMiddleware);
   return app;
 }

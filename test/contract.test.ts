@@ -26,6 +26,14 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
     }
   });
 
+  it('answers the problem pages, as JSON, as the spec says', async () => {
+    for (const path of ['/problems', '/problems/not_found']) {
+      const res = await fetch(t.url + path, { headers: { accept: 'application/json' } });
+      expect(res.status).toBe(200);
+      await expectNoViolation(res);
+    }
+  });
+
   it('answers every /v1 operation called with its spec example as the spec says', async () => {
     for (const op of v1Operations()) {
       const res = await callWithExample(t.url, op, { authorization: `Bearer ${account.apiKey}` });

@@ -20,7 +20,7 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const body: any = await res.json();
-    expect(body).toMatchObject({ status, code, type: `urn:problem:telephony:${code}` });
+    expect(body).toMatchObject({ status, code, type: `/problems/${code}` });
     expect(typeof body.title).toBe('string');
     expect(body.request_id).toBe(res.headers.get('x-request-id'));
     return body;

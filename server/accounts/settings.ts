@@ -19,7 +19,7 @@ export class AccountSettingsService {
       .select('account_settings.date_updated as settings_updated')
       .where('accounts.sid', '=', accountSid)
       .executeTakeFirst();
-    if (!row) throw errors.notFound('No such account.');
+    if (!row) throw errors.noSuchAccount();
     const updated = row.settings_updated && row.settings_updated > row.date_updated ? row.settings_updated : row.date_updated;
     return { sid: row.sid, name: row.name, verify_callback_url: row.verify_callback_url ?? null, date_created: row.date_created, date_updated: updated };
   }

@@ -65,7 +65,7 @@ export class AddressService {
 
   async get(accountSid: string, sid: string): Promise<AddressRecord> {
     const row = await this.addresses.find(accountSid, sid);
-    if (!row) throw errors.notFound(`No address ${sid} in your account.`);
+    if (!row) throw errors.noSuchAddress(sid);
     return row;
   }
 
@@ -74,10 +74,10 @@ export class AddressService {
   }
 
   async delete(accountSid: string, sid: string): Promise<void> {
-    const inUse = () => errors.conflict('address_in_use', `A number of your account uses address ${sid}: release the number, or give it another AddressSid, first.`);
+    const inUse = () => errors.addressInUse(sid);
     try {
       await this.store.transaction(async (tx) => {
-        if (!(await this.addresses.find(accountSid, sid, tx.db))) throw errors.notFound(`No address ${sid} in your account.`);
+        if (!(await this.addresses.find(accountSid, sid, tx.db))) throw errors.noSuchAddress(sid);
         if (await this.addresses.inUse(tx.db, sid)) throw inUse();
         await this.addresses.delete(tx.db, accountSid, sid);
       });

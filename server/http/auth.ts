@@ -16,9 +16,9 @@ export function assertKeyedOperationsUnderV1(operations: readonly OperationInfo[
 export function requireApiKey(accounts: AccountService) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(req.get('authorization') ?? '');
-    if (!match) return next(errors.unauthorized());
+    if (!match) return next(errors.missingApiKey());
     const account = await accounts.findByApiKey(match[1]);
-    if (!account) return next(errors.unauthorized('The API key is not valid or has been revoked.'));
+    if (!account) return next(errors.invalidApiKey());
     req.account = account;
     next();
   };

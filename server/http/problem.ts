@@ -1,6 +1,6 @@
 // The one error middleware: our own errors, then the validator's and body parser's, then anything unknown.
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, errors, type FieldError } from '../errors.js';
+import { ApiError, errors, problemTypeUri, type FieldError } from '../errors.js';
 import { emptyTrailingParameter } from './spec.js';
 
 interface ValidatorError {
@@ -28,10 +28,10 @@ function fromValidator(err: ValidatorError, req: Request): ApiError {
       return errors.invalidRequest(detail, fieldErrors.length ? fieldErrors : undefined);
     }
     case 401:
-      return errors.unauthorized();
+      return errors.missingApiKey();
     case 404: {
       const field = emptyTrailingParameter(req.method, req.path);
-      return field ? errors.invalidField(field, 'must not be empty') : errors.notFound('No such route.');
+      return field ? errors.invalidField(field, 'must not be empty') : errors.noSuchRoute();
     }
     case 405:
       return errors.methodNotAllowed(err.headers?.Allow ?? err.headers?.allow ?? '');
@@ -47,14 +47,14 @@ function fromValidator(err: ValidatorError, req: Request): ApiError {
 function fromBodyParser(err: any): ApiError | null {
   switch (err?.type) {
     case 'entity.parse.failed':
-      return errors.invalidJson(`The body is not valid JSON: ${String(err.message).slice(0, 200)}`);
+      return errors.invalidJson(String(err.message));
     case 'entity.too.large':
       return errors.payloadTooLarge();
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return errors.unsupportedMediaType(String(err.message));
     case 'parameters.too.many':
-      return errors.invalidRequest('Too many form fields.');
+      return errors.tooManyFormFields();
     default:
       return null;
   }
@@ -67,7 +67,7 @@ export function sendProblem(req: Request, res: Response, error: ApiError): void 
     .type('application/problem+json')
     .send(
       JSON.stringify({
-        type: `urn:problem:telephony:${error.code}`,
+        type: problemTypeUri(error.code),
         title: error.title,
         status: error.status,
         detail: error.detail,

@@ -44,9 +44,9 @@ function idempotent<O extends OperationId>(operationId: O, handler: Handler<O>):
     const claimed = await claim(db, scope, requestHash(input.params, input.body));
     switch (claimed.kind) {
       case 'reused':
-        throw errors.conflict('idempotency_key_reused', 'This Idempotency-Key was already used within 24 hours with a different request body.');
+        throw errors.idempotencyKeyReused();
       case 'in_use':
-        throw errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.');
+        throw errors.idempotencyKeyInUse();
       case 'replay':
         return { status: claimed.status, body: claimed.body, headers: { 'Idempotent-Replayed': 'true' } } as any;
     }

@@ -91,7 +91,7 @@ export class MessageService {
     const run = async (tx: Tx) => {
       if (!options.trustedFrom) {
         const number = await messages.incomingNumber(tx.db, input.from);
-        if (number?.account_sid !== accountSid) throw errors.unprocessable('from_number_not_owned', `${input.from} is not a number of your account.`);
+        if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
       const requested = input.channel ?? 'auto';
       const rcs = (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
@@ -131,7 +131,7 @@ export class MessageService {
 
   async getMessage(accountSid: string, sid: string): Promise<MessageRecord> {
     const row = await messages.findMessage(this.store.db, accountSid, sid);
-    if (!row) throw errors.notFound(`No message ${sid} in your account.`);
+    if (!row) throw errors.noSuchMessage(sid);
     return messageView(row);
   }
 
@@ -148,7 +148,7 @@ export class MessageService {
   /** Deletes a message in a final state; cancels a scheduled one whose time has not come. */
   async deleteMessage(accountSid: string, sid: string): Promise<'deleted' | 'canceled'> {
     const row = await messages.findMessage(this.store.db, accountSid, sid);
-    if (!row) throw errors.notFound(`No message ${sid} in your account.`);
+    if (!row) throw errors.noSuchMessage(sid);
     if (FINAL_STATUSES.includes(row.status)) {
       if (await messages.deleteMessage(this.store.db, accountSid, sid, FINAL_STATUSES)) return 'deleted';
     } else if (row.status === 'queued' && row.send_at && Date.parse(row.send_at) > Date.now()) {
@@ -159,17 +159,17 @@ export class MessageService {
       });
       if (canceled) return 'canceled';
     }
-    throw errors.conflict('message_in_flight', `Message ${sid} is ${row.status} and not in a final state yet; retry once it is.`);
+    throw errors.messageInFlight(sid, row.status);
   }
 
   /** Sandbox: a message from an outside number to a number of the account, handled like real inbound traffic. */
   async injectInbound(accountSid: string, input: InboundInput): Promise<MessageRecord> {
-    if (!this.carrier.isSandbox) throw errors.notFound('The sandbox routes exist only while the sandbox carrier is active.');
+    if (!this.carrier.isSandbox) throw errors.sandboxInactive();
     const media = input.media_url ?? [];
     if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
     return this.store.transaction(async (tx) => {
       const number = await messages.incomingNumber(tx.db, input.to);
-      if (number?.account_sid !== accountSid) throw errors.unprocessable('to_number_not_owned', `${input.to} is not a number of your account.`);
+      if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);
       const row = inboundRow(accountSid, { from: input.from, to: input.to, body: input.body ?? '', mediaUrls: media, channel: 'sms' });
       await messages.insertMessage(tx.db, row);
       await this.events.received(tx, row, number.sms_url, true);

@@ -26,19 +26,19 @@ function remedy(need: Requirement): string {
 export async function addressFor(addresses: AddressStore, accountSid: string, need: Requirement, addressSid: string | undefined): Promise<string | null> {
   if (addressSid) {
     const address = await addresses.find(accountSid, addressSid);
-    if (!address) throw errors.unprocessable('address_not_found', `AddressSid ${addressSid} is not an address of your account.`);
+    if (!address) throw errors.addressNotFound(addressSid);
     if (need.addressRequirements === 'none') return address.sid;
     if (address.status !== 'verified') {
       const state = address.status === 'pending' ? 'is still pending verification' : `was rejected (${address.rejection_reason})`;
-      throw errors.unprocessable('regulatory_requirements', `Address ${address.sid} ${state}. ${remedy(need)}`);
+      throw errors.regulatoryRequirements(remedy(need), `Address ${address.sid} ${state}.`);
     }
     if (need.addressRequirements === 'local' && address.iso_country !== need.isoCountry) {
-      throw errors.unprocessable('regulatory_requirements', `Address ${address.sid} is in ${address.iso_country}. ${remedy(need)}`);
+      throw errors.regulatoryRequirements(remedy(need), `Address ${address.sid} is in ${address.iso_country}.`);
     }
     return address.sid;
   }
   if (need.addressRequirements === 'none') return null;
   const found = await addresses.firstVerified(accountSid, need.addressRequirements === 'local' ? need.isoCountry : null);
-  if (!found) throw errors.unprocessable('regulatory_requirements', remedy(need));
+  if (!found) throw errors.regulatoryRequirements(remedy(need));
   return found.sid;
 }

@@ -30,7 +30,7 @@ export class NumberService {
   async search(country: string, type: SearchType, filters: SearchFilters, pageSize: number): Promise<AvailableNumber[]> {
     const iso = country.toUpperCase();
     if (!isCountryCode(iso)) throw errors.invalidField('country', 'is not an ISO 3166-1 alpha-2 country code');
-    if (!COUNTRIES.has(iso)) throw errors.notFound(`The inventory does not cover ${iso}; it covers ${SUPPORTED_COUNTRIES.join(', ')}.`);
+    if (!COUNTRIES.has(iso)) throw errors.countryNotInInventory(iso, SUPPORTED_COUNTRIES);
     const draws = (await drawNumbers(iso, type, filters))[Symbol.iterator]();
     const found: AvailableNumber[] = [];
     // A quarter more than needed, so a few held numbers rarely cost a second query; twice as many each time after.
@@ -53,7 +53,7 @@ export class NumberService {
 
   async provision(accountSid: string, input: ProvisionInput): Promise<IncomingPhoneNumber> {
     const number = await describeNumber(input.PhoneNumber);
-    const unavailable = () => errors.conflict('number_unavailable', `${input.PhoneNumber} is not available: it is held by an account, or not offered by the inventory. Search for available numbers first.`);
+    const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
     if (!number) throw unavailable();
     if ((await this.numbers.heldAmong([number.phone_number])).size > 0) throw unavailable();
     const addressSid = await addressFor(this.addresses, accountSid, { isoCountry: number.iso_country, addressRequirements: number.address_requirements }, input.AddressSid);
@@ -127,7 +127,7 @@ export class NumberService {
 }
 
 function notFound(sid: string) {
-  return errors.notFound(`No incoming phone number ${sid} in your account.`);
+  return errors.noSuchIncomingNumber(sid);
 }
 
 function toRecord(row: IncomingNumber): IncomingPhoneNumber {

@@ -1,4 +1,4 @@
-// Public routes: the spec, its reference page, health, readiness and metrics. None needs an API key.
+// Public routes: the spec, its reference page, the problem pages, health, readiness and metrics. None needs an API key.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Express } from 'express';
@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
 import { loadSpec } from '../http/spec.js';
+import { mountProblemPages } from './problems.js';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -33,12 +34,13 @@ export function mountSystemRoutes(app: Express, store: Store, registry: Registry
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
   app.get('/docs', (_req, res) => void res.type('text/html').send(DOCS_PAGE));
   app.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
+  mountProblemPages(app);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res, next) => {
     try {
       await store.ping();
     } catch {
-      return next(errors.unavailable('The database does not answer.'));
+      return next(errors.databaseUnavailable());
     }
     res.json({ status: 'ok', database: 'ok' });
   });

@@ -74,7 +74,7 @@ export class VerificationService implements OtpReports {
 
     const lookup = await this.lookups.lookup(input.to, undefined, 'to');
     const blocked = blockedReason(lookup);
-    if (blocked) throw errors.unprocessable('destination_blocked', blocked);
+    if (blocked) throw errors.destinationBlocked(blocked);
 
     return this.store.transaction(async (tx) => {
       await verifications.lockAccountSends(tx, this.store.dialect, accountSid);
@@ -147,16 +147,17 @@ export class VerificationService implements OtpReports {
   private async enforceSendLimits(tx: Tx, accountSid: string, to: string, now: number): Promise<void> {
     const toNumber = await verifications.sendsSince(tx.db, accountSid, new Date(now - LIMITS.sendWindowMs).toISOString(), to);
     if (toNumber.count >= LIMITS.sendsPerNumber) {
-      throw errors.tooManyRequests(
-        'max_send_attempts_reached',
-        `${LIMITS.sendsPerNumber} codes were already sent to ${to} within ${LIMITS.sendWindowMs / 60_000} minutes; wait before sending another.`,
+      throw errors.maxSendAttemptsReached(
+        to,
+        LIMITS.sendsPerNumber,
+        LIMITS.sendWindowMs / 60_000,
         secondsUntil(toNumber.oldest, LIMITS.sendWindowMs, now),
       );
     }
     const cap = this.config.verifyMaxSendsPerHour;
     const account = await verifications.sendsSince(tx.db, accountSid, new Date(now - HOUR_MS).toISOString());
     if (account.count >= cap) {
-      throw errors.tooManyRequests('rate_limited', `Your account reached its cap of ${cap} verification sends per hour.`, secondsUntil(account.oldest, HOUR_MS, now));
+      throw errors.verificationSendCapReached(cap, secondsUntil(account.oldest, HOUR_MS, now));
     }
   }
 
@@ -173,7 +174,7 @@ export class VerificationService implements OtpReports {
       let row = bySid
         ? await verifications.findVerification(tx.db, accountSid, input.verification_sid!)
         : await verifications.latestToNumber(tx.db, accountSid, input.to!);
-      if (!row) throw errors.notFound(bySid ? `No verification ${input.verification_sid} in your account.` : `No verification was sent to ${input.to}.`);
+      if (!row) throw bySid ? errors.noSuchVerification(input.verification_sid!) : errors.noVerificationSentTo(input.to!);
       if (row.status === 'pending' && isPastExpiry(row, Date.now())) row = (await this.expire(tx, row)) ?? row;
       if (row.status !== 'pending') throw notPending(row, bySid);
 
@@ -199,7 +200,7 @@ export class VerificationService implements OtpReports {
 
   async get(accountSid: string, sid: string): Promise<VerificationRecord> {
     const row = await verifications.findVerification(this.store.db, accountSid, sid);
-    if (!row) throw errors.notFound(`No verification ${sid} in your account.`);
+    if (!row) throw errors.noSuchVerification(sid);
     if (row.status === 'pending' && isPastExpiry(row, Date.now())) {
       // Lazy expiry: GET shows `expired` as soon as valid_for has passed, even before the job has run.
       return this.store.transaction(async (tx) => this.view(tx, (await this.expire(tx, row)) ?? (await verifications.verificationBySid(tx.db, sid))!));
@@ -210,7 +211,7 @@ export class VerificationService implements OtpReports {
   async cancel(accountSid: string, sid: string): Promise<VerificationRecord> {
     return this.store.transaction(async (tx) => {
       const row = await verifications.findVerification(tx.db, accountSid, sid);
-      if (!row) throw errors.notFound(`No verification ${sid} in your account.`);
+      if (!row) throw errors.noSuchVerification(sid);
       if (row.status === 'pending' && isPastExpiry(row, Date.now())) await this.expire(tx, row);
       const canceled = await verifications.endPending(tx.db, sid, { status: 'canceled', date_updated: nowIso() });
       if (!canceled) throw notPending((await verifications.verificationBySid(tx.db, sid))!, true, false);
@@ -222,9 +223,9 @@ export class VerificationService implements OtpReports {
   /** Sandbox only: the last code the simulated handset at `to` received from this account. */
   async sandboxCode(accountSid: string, to: string): Promise<SandboxVerificationCode> {
     const read = this.carrier.isSandbox ? this.carrier.otp.lastDeliveredCode : undefined;
-    if (!read) throw errors.notFound('The sandbox routes exist only while the sandbox carrier is active.');
+    if (!read) throw errors.sandboxInactive();
     const delivered = await read.call(this.carrier.otp, this.store.db, accountSid, to);
-    if (!delivered) throw errors.notFound(`The sandbox delivered no verification code to ${to} for your account.`);
+    if (!delivered) throw errors.noSandboxCodeFor(to);
     return { to: delivered.to, code: delivered.code, text: delivered.text, verification_sid: delivered.verificationSid, channel: delivered.channel, date_sent: delivered.dateSent };
   }
 
@@ -273,8 +274,8 @@ function secondsUntil(oldest: string | null, windowMs: number, now: number): num
 /** The answer to checking (or, with `check` false, canceling) a verification that has ended. */
 function notPending(row: VerificationRow, bySid: boolean, check = true) {
   if (check && row.status === 'max_attempts_reached') {
-    return errors.attemptsExhausted('max_check_attempts_reached', `Verification ${row.sid} ended after ${LIMITS.wrongCodes} wrong codes; send a new code.`);
+    return errors.maxCheckAttemptsReached(row.sid, LIMITS.wrongCodes);
   }
-  if (!bySid) return errors.notFound(`No pending verification to ${row.to_number}: the latest one is ${row.status}.`);
-  return errors.conflict('verification_not_pending', `Verification ${row.sid} is ${row.status}, no longer pending.`);
+  if (!bySid) return errors.noPendingVerificationTo(row.to_number, row.status);
+  return errors.verificationNotPending(row.sid, row.status);
 }
