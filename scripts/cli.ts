@@ -69,4 +69,4 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-main().catch((err) => fail(String(err?.stack ?? err), 1));
+main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err), 1));

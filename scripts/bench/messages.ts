@@ -45,7 +45,7 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
   const seen: Receiver['seen'] = new Map();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { sid: string } };
       const entry = seen.get(event.data.sid) ?? { types: new Set<string>() };

@@ -39,15 +39,15 @@ export interface BareRound {
 }
 
 export interface BenchTools {
-  load(options: autocannon.Options): Promise<Figures>;
+  load: (options: autocannon.Options) => Promise<Figures>;
   baseGet: Figures;
   basePost: Figures;
   /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
   barePostCpuMs: number | null;
   /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right beside a figure. */
-  barePost(): Promise<BareRound>;
-  row(name: string, figures: Figures, base?: Figures): string;
-  loopFigures(loop: LoopDelay): string;
+  barePost: () => Promise<BareRound>;
+  row: (name: string, figures: Figures, base?: Figures) => string;
+  loopFigures: (loop: LoopDelay) => string;
 }
 
 export interface Scenario {
