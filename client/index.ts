@@ -45,7 +45,8 @@ export function createTelephonyClient(options: TelephonyClientOptions): Telephon
   if (form) {
     client.use({
       onRequest({ request }) {
-        if (request.method !== 'GET' && request.method !== 'DELETE') request.headers.set('Content-Type', FORM_CONTENT_TYPE);
+        if (request.method !== 'GET' && request.method !== 'DELETE')
+          request.headers.set('Content-Type', FORM_CONTENT_TYPE);
         return request;
       },
     });

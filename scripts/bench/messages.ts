@@ -21,12 +21,18 @@ async function numberPool(target: Target, count: number): Promise<string[]> {
   const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
   const pool: string[] = [];
   for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {
-    const found = (await (await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })).json()) as {
+    const found = (await (
+      await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })
+    ).json()) as {
       data: { phone_number: string }[];
     };
     for (const n of found.data) {
       if (pool.length >= count) return pool;
-      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body: JSON.stringify({ PhoneNumber: n.phone_number }) });
+      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ PhoneNumber: n.phone_number }),
+      });
       if (res.status === 201) pool.push(n.phone_number);
     }
   }
@@ -69,7 +75,13 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
  * POSTs (the same machine's yardstick): unlike a rate, it hardly depends on what else the machine does. The other
  * threads are mostly V8's garbage collector helpers, which the bare route has too (its yardstick counts them).
  */
-function serverCpu(unit: string, count: number, before: CpuTime | null, after: CpuTime | null, barePostCpuMs: number | null): string {
+function serverCpu(
+  unit: string,
+  count: number,
+  before: CpuTime | null,
+  after: CpuTime | null,
+  barePostCpuMs: number | null,
+): string {
   if (!before || !after) return '';
   const per = (seconds: number) => (seconds * 1000) / count;
   const main = per(after.main - before.main);
@@ -90,7 +102,11 @@ async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
   }
 }
 
-async function postThroughput(target: Target, { load, barePost, row, loopFigures }: BenchTools, label = ''): Promise<string[]> {
+async function postThroughput(
+  target: Target,
+  { load, barePost, row, loopFigures }: BenchTools,
+  label = '',
+): Promise<string[]> {
   const pool = await numberPool(target, 200);
   let i = 0;
   // The machine's speed drifts from one minute to the next: the bare route is measured again right before each
@@ -101,7 +117,18 @@ async function postThroughput(target: Target, { load, barePost, row, loopFigures
       url: `${target.url}/v1/messages`,
       method: 'POST',
       headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              from: pool[i++ % pool.length],
+              to: '+14155550123',
+              body: 'Your order 1042 has shipped.',
+            }),
+          }),
+        },
+      ],
       ...(duration ? { duration } : {}),
     });
   // A running server has compiled its hot paths long ago: a first short load, not counted, does that here.
@@ -114,10 +141,21 @@ async function postThroughput(target: Target, { load, barePost, row, loopFigures
     const cpuBefore = await target.cpu();
     const figures = await send();
     const cpuAfter = await target.cpu();
-    rounds.push({ bare, figures, ratio: figures.rps / bare.figures.rps, cpu: serverCpu('request', figures.requests, cpuBefore, cpuAfter, bare.cpuMs), loop: await target.loopDelay() });
+    rounds.push({
+      bare,
+      figures,
+      ratio: figures.rps / bare.figures.rps,
+      cpu: serverCpu('request', figures.requests, cpuBefore, cpuAfter, bare.cpuMs),
+      loop: await target.loopDelay(),
+    });
   }
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-  const each = rounds.map((r) => `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`).join(', ');
+  const each = rounds
+    .map(
+      (r) =>
+        `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`,
+    )
+    .join(', ');
   const targets = `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
   return [
     row(
@@ -143,7 +181,8 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          if (res.statusCode === 201) acceptedAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { sid: string }).sid, Date.now());
+          if (res.statusCode === 201)
+            acceptedAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { sid: string }).sid, Date.now());
           resolve(res.statusCode ?? 0);
         });
       });
@@ -184,13 +223,17 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   // The rate at which messages completed, from the first completion to the last: while the pipeline keeps up it
   // is the offered rate; when it falls behind, the backlog stretches the window and the rate shows its capacity.
   const windowSeconds = (doneAts[completed - 1] - doneAts[0]) / 1000;
-  const latencies = [...receiver.seen].flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : [])).sort((a, b) => a - b);
+  const latencies = [...receiver.seen]
+    .flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : []))
+    .sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   const callbacks = [...receiver.seen.values()].reduce((n, e) => n + e.types.size, 0);
   // The server's CPU time per message is what bounds the rate (its main thread does all the work but sending the
   // webhooks); the load's own time per message goes beside it, as on this machine the two share a core.
   const loadMs = ((loadCpu.user + loadCpu.system) / 1e3 / completed).toFixed(2);
-  const cpu = serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) + (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
+  const cpu =
+    serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) +
+    (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
   const rate = (completed - 1) / windowSeconds;
   // A message completes once all its expected callbacks arrived: every offered message completing is every callback.
   const allCompleted = refused === 0 && completed === accepted;

@@ -23,7 +23,9 @@ loopDelay.enable();
 process.on('message', (m) => {
   if (m === 'cpu') {
     const main = `/proc/${process.pid}/task/${process.pid}/stat`;
-    process.send!({ cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null });
+    process.send!({
+      cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null,
+    });
   } else if (m === 'loop') {
     process.send!({ loop: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } });
     loopDelay.reset();
@@ -40,7 +42,13 @@ if (kind === 'bare') {
   });
 } else {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir, ...(JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>) });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ...(JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>),
+  });
   const server = await start(config);
   const { key } = await server.services.accounts.createAccount('bench');
   process.send!({ url: server.url, apiKey: key.api_key });
