@@ -1,4 +1,4 @@
-// `npm run bench`: loopback load against the real server, each figure beside a bare Express route measured in the same run.
+// `npm run bench`: loopback load on the real server, each figure beside a bare Express route of the same run.
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -87,7 +87,8 @@ async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const only = process.argv[2];
   console.log(
-    `# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`,
+    `# bench: ${CONNECTIONS} connections, ${DURATION} s each, ` +
+      `loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`,
   );
   // The bare route stays up for the scenarios that measure it again between their own rounds (see barePost).
   const bare = await launch('bare');

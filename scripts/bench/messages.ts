@@ -86,10 +86,12 @@ function serverCpu(
   const per = (seconds: number) => (seconds * 1000) / count;
   const main = per(after.main - before.main);
   const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(2)} bare POSTs)` : '';
-  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${per(after.all - before.all).toFixed(3)} ms`;
+  const all = per(after.all - before.all).toFixed(3);
+  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${all} ms`;
 }
 
-/** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from rest. */
+/** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from
+ * rest. */
 async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = await target.cpu();
@@ -153,13 +155,19 @@ async function postThroughput(
   const each = rounds
     .map(
       (r) =>
-        `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`,
+        `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, ` +
+        `p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`,
     )
     .join(', ');
-  const targets = `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
+  const targets =
+    `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, ` +
+    `p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
   return [
     row(
-      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, the median of ${rounds.length} rounds, each beside a bare POST measured just before it (${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}; ${targets}`,
+      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, ` +
+        `the median of ${rounds.length} rounds, each beside a bare POST measured just before it ` +
+        `(${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); ` +
+        `server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}; ${targets}`,
       median.figures,
       median.bare.figures,
     ),
@@ -240,9 +248,15 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   const pipelineTarget =
     PIPELINE_RATE < TARGET.pipelineRate || PIPELINE_SECONDS < TARGET.pipelineSeconds
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
-      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ${verdict(allCompleted && rate >= TARGET.pipelineRate)}`;
+      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ` +
+        verdict(allCompleted && rate >= TARGET.pipelineRate);
   return [
-    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ` +
+      `${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ` +
+      `${completed} delivered with all 3 callbacks (${callbacks} callbacks), ` +
+      `completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; ` +
+      `accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; ` +
+      `server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
   ];
 }
 

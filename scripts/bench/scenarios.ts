@@ -31,7 +31,8 @@ export interface Figures {
   errors: number;
 }
 
-/** One load of the bare route's POST: its figures, its CPU time per request (ms, when known) and its loop's lateness. */
+/** One load of the bare route's POST: its figures, its CPU time per request (ms, when known) and its loop's
+ * lateness. */
 export interface BareRound {
   figures: Figures;
   cpuMs: number | null;
@@ -44,7 +45,8 @@ export interface BenchTools {
   basePost: Figures;
   /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
   barePostCpuMs: number | null;
-  /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right beside a figure. */
+  /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right
+   * beside a figure. */
   barePost: () => Promise<BareRound>;
   row: (name: string, figures: Figures, base?: Figures) => string;
   loopFigures: (loop: LoopDelay) => string;
@@ -92,7 +94,9 @@ export const scenarios: Scenario[] = [
       return [
         row('GET /v1/lookups/phone-numbers/{number}', singleLoad, baseGet),
         row('POST /v1/lookups/batch, 1000 numbers (4 connections)', batchLoad, baseGet),
-        `| one client at a time: single lookup median ${singleSequential.median.toFixed(1)} ms (p99 ${singleSequential.p99.toFixed(1)}); batch of 1000 median ${batchSequential.median.toFixed(1)} ms (p99 ${batchSequential.p99.toFixed(1)}) | | | | | |`,
+        `| one client at a time: single lookup median ${singleSequential.median.toFixed(1)} ms ` +
+          `(p99 ${singleSequential.p99.toFixed(1)}); batch of 1000 median ${batchSequential.median.toFixed(1)} ms ` +
+          `(p99 ${batchSequential.p99.toFixed(1)}) | | | | | |`,
       ];
     },
   },
@@ -158,7 +162,8 @@ export const scenarios: Scenario[] = [
       return [
         row(`POST /v1/verify/send, ${SENDS} distinct numbers (lookup + fraud guard + code)`, sends, basePost),
         row(`POST /v1/verify/check, right code (${codes.length} approvals)`, checks, basePost),
-        `| one user at a time: send + read code + check median ${flows[25].toFixed(1)} ms (p99 ${flows[49].toFixed(1)}) | | | | | |`,
+        `| one user at a time: send + read code + check median ${flows[25].toFixed(1)} ms ` +
+          `(p99 ${flows[49].toFixed(1)}) | | | | | |`,
       ];
     },
   },
@@ -191,7 +196,8 @@ export const scenarios: Scenario[] = [
       for (const path of searches) {
         const { median, p99 } = await sequential(search(path), 200);
         lines.push(
-          `| one client at a time: GET .../${path} (50 results, ${held.data.length} numbers of 415 held) median ${median.toFixed(1)} ms (p99 ${p99.toFixed(1)}) | | | | | |`,
+          `| one client at a time: GET .../${path} (50 results, ${held.data.length} numbers of 415 held) ` +
+            `median ${median.toFixed(1)} ms (p99 ${p99.toFixed(1)}) | | | | | |`,
         );
       }
       const loaded = await load({ url: `${target.url}/v1/available-phone-numbers/US/Local?area_code=415`, headers });
