@@ -38,12 +38,15 @@ export function createTelephonyClient(options: TelephonyClientOptions): Telephon
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     fetch: options.fetch,
     headers: { Authorization: `Bearer ${options.apiKey}`, ...options.headers },
-    bodySerializer: (body: any, headers?: unknown) => (form || isForm(headers) ? toFormBody(body) : JSON.stringify(body)),
+    // openapi-fetch calls this only with a request body, and every request body of the spec is an object.
+    bodySerializer: (body: unknown, headers?: unknown) =>
+      form || isForm(headers) ? toFormBody(body as Record<string, unknown>) : JSON.stringify(body),
   });
   if (form) {
     client.use({
       onRequest({ request }) {
-        if (request.method !== 'GET' && request.method !== 'DELETE') request.headers.set('Content-Type', FORM_CONTENT_TYPE);
+        if (request.method !== 'GET' && request.method !== 'DELETE')
+          request.headers.set('Content-Type', FORM_CONTENT_TYPE);
         return request;
       },
     });

@@ -1,9 +1,17 @@
-// `npm run bench`: loopback load against the real server, each figure beside a bare Express route measured in the same run.
+// `npm run bench`: loopback load on the real server, each figure beside a bare Express route of the same run.
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { scenarios, type BareRound, type CpuTime, type Figures, type LoopDelay, type Scenario, type Target } from './bench/scenarios.js';
+import {
+  scenarios,
+  type BareRound,
+  type CpuTime,
+  type Figures,
+  type LoopDelay,
+  type Scenario,
+  type Target,
+} from './bench/scenarios.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -16,19 +24,27 @@ const hasTaskset = (() => {
   }
 })();
 
-async function launch(kind: 'bare' | 'api', serverCores = '0', env: Record<string, string> = {}): Promise<{ target: Target; child: ChildProcess }> {
+async function launch(
+  kind: 'bare' | 'api',
+  serverCores = '0',
+  env: Record<string, string> = {},
+): Promise<{ target: Target; child: ChildProcess }> {
   const script = path.join(import.meta.dirname, 'bench/target.ts');
   // The server gets core 0, this process (the load) core 1, so they do not fight for one core; a scenario
   // whose server works on more than one thread may give it every core.
-  const profile = process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile =
+    process.env.BENCH_CPU_PROF && kind === 'api' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = fork(script, [kind], {
     execArgv: ['--import', 'tsx', ...profile],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // The server's configuration: BENCH_ENV (JSON) from the command line, then the scenario's own.
     env: { ...process.env, BENCH_ENV: JSON.stringify({ ...JSON.parse(process.env.BENCH_ENV || '{}'), ...env }) },
   });
-  if (hasTaskset && child.pid) execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
-  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay'>>((resolve) => child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay'>)));
+  if (hasTaskset && child.pid)
+    execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
+  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay'>>((resolve) =>
+    child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay'>)),
+  );
   // A question to the server process ('cpu', 'loop') and its answer, the message that carries that key.
   const ask = <T>(what: 'cpu' | 'loop') =>
     new Promise<T>((resolve) => {
@@ -48,7 +64,13 @@ async function launch(kind: 'bare' | 'api', serverCores = '0', env: Record<strin
 async function load(options: autocannon.Options): Promise<Figures> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...options });
   const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: non2xx };
+  return {
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: non2xx,
+  };
 }
 
 /** How late a server's event loop was (see target.ts): under a saturating load, about how long one turn of it takes. */
@@ -64,7 +86,10 @@ function row(name: string, f: Figures, base?: Figures): string {
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const only = process.argv[2];
-  console.log(`# bench: ${CONNECTIONS} connections, ${DURATION} s each, loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`);
+  console.log(
+    `# bench: ${CONNECTIONS} connections, ${DURATION} s each, ` +
+      `loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`,
+  );
   // The bare route stays up for the scenarios that measure it again between their own rounds (see barePost).
   const bare = await launch('bare');
   try {
@@ -72,7 +97,12 @@ async function main(): Promise<void> {
     const barePost = async (): Promise<BareRound> => {
       const cpuBefore = await bare.target.cpu();
       await bare.target.loopDelay();
-      const figures = await load({ url: `${bare.target.url}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550100', body: 'hello' }) });
+      const figures = await load({
+        url: `${bare.target.url}/bare`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to: '+14155550100', body: 'hello' }),
+      });
       const cpuAfter = await bare.target.cpu();
       const cpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / figures.requests : null;
       return { figures, cpuMs, loop: await bare.target.loopDelay() };
@@ -86,7 +116,15 @@ async function main(): Promise<void> {
     for (const scenario of scenarios.filter((s: Scenario) => !only || s.name.includes(only))) {
       const api = await launch('api', scenario.serverCores, scenario.env);
       try {
-        const tools = { load, baseGet, basePost: first.figures, barePostCpuMs: first.cpuMs, barePost, row, loopFigures };
+        const tools = {
+          load,
+          baseGet,
+          basePost: first.figures,
+          barePostCpuMs: first.cpuMs,
+          barePost,
+          row,
+          loopFigures,
+        };
         const lines = await scenario.run(api.target, tools);
         for (const line of lines) console.log(line);
       } finally {

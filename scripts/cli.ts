@@ -19,7 +19,12 @@ function fail(message: string, code = 2): never {
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string' }, account: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      account: { type: 'string' },
+      key: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || positionals.length < 2) fail(USAGE, values.help ? 0 : 2);
   let config;
@@ -29,7 +34,11 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined });
+  const store = await Store.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema ?? undefined,
+  });
   const accounts = new AccountService(store);
   try {
     const command = positionals.slice(0, 2).join(' ');
@@ -38,7 +47,12 @@ async function main(): Promise<void> {
         const name = values.name?.trim();
         if (!name || name.length > 128) fail('accounts create needs --name NAME (1 to 128 characters)');
         const { account, key } = await accounts.createAccount(name);
-        print({ account_sid: account.sid, api_key: key.api_key, key_sid: key.key_sid, webhook_secret: account.webhook_secret });
+        print({
+          account_sid: account.sid,
+          api_key: key.api_key,
+          key_sid: key.key_sid,
+          webhook_secret: account.webhook_secret,
+        });
         break;
       }
       case 'accounts list':
@@ -69,4 +83,4 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-main().catch((err) => fail(String(err?.stack ?? err), 1));
+main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err), 1));

@@ -21,12 +21,18 @@ async function numberPool(target: Target, count: number): Promise<string[]> {
   const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
   const pool: string[] = [];
   for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {
-    const found = (await (await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })).json()) as {
+    const found = (await (
+      await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })
+    ).json()) as {
       data: { phone_number: string }[];
     };
     for (const n of found.data) {
       if (pool.length >= count) return pool;
-      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body: JSON.stringify({ PhoneNumber: n.phone_number }) });
+      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ PhoneNumber: n.phone_number }),
+      });
       if (res.status === 201) pool.push(n.phone_number);
     }
   }
@@ -45,7 +51,7 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
   const seen: Receiver['seen'] = new Map();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { sid: string } };
       const entry = seen.get(event.data.sid) ?? { types: new Set<string>() };
@@ -69,15 +75,23 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
  * POSTs (the same machine's yardstick): unlike a rate, it hardly depends on what else the machine does. The other
  * threads are mostly V8's garbage collector helpers, which the bare route has too (its yardstick counts them).
  */
-function serverCpu(unit: string, count: number, before: CpuTime | null, after: CpuTime | null, barePostCpuMs: number | null): string {
+function serverCpu(
+  unit: string,
+  count: number,
+  before: CpuTime | null,
+  after: CpuTime | null,
+  barePostCpuMs: number | null,
+): string {
   if (!before || !after) return '';
   const per = (seconds: number) => (seconds * 1000) / count;
   const main = per(after.main - before.main);
   const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(2)} bare POSTs)` : '';
-  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${per(after.all - before.all).toFixed(3)} ms`;
+  const all = per(after.all - before.all).toFixed(3);
+  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${all} ms`;
 }
 
-/** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from rest. */
+/** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from
+ * rest. */
 async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = await target.cpu();
@@ -90,7 +104,11 @@ async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
   }
 }
 
-async function postThroughput(target: Target, { load, barePost, row, loopFigures }: BenchTools, label = ''): Promise<string[]> {
+async function postThroughput(
+  target: Target,
+  { load, barePost, row, loopFigures }: BenchTools,
+  label = '',
+): Promise<string[]> {
   const pool = await numberPool(target, 200);
   let i = 0;
   // The machine's speed drifts from one minute to the next: the bare route is measured again right before each
@@ -101,7 +119,18 @@ async function postThroughput(target: Target, { load, barePost, row, loopFigures
       url: `${target.url}/v1/messages`,
       method: 'POST',
       headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ from: pool[i++ % pool.length], to: '+14155550123', body: 'Your order 1042 has shipped.' }) }) }],
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              from: pool[i++ % pool.length],
+              to: '+14155550123',
+              body: 'Your order 1042 has shipped.',
+            }),
+          }),
+        },
+      ],
       ...(duration ? { duration } : {}),
     });
   // A running server has compiled its hot paths long ago: a first short load, not counted, does that here.
@@ -114,14 +143,31 @@ async function postThroughput(target: Target, { load, barePost, row, loopFigures
     const cpuBefore = await target.cpu();
     const figures = await send();
     const cpuAfter = await target.cpu();
-    rounds.push({ bare, figures, ratio: figures.rps / bare.figures.rps, cpu: serverCpu('request', figures.requests, cpuBefore, cpuAfter, bare.cpuMs), loop: await target.loopDelay() });
+    rounds.push({
+      bare,
+      figures,
+      ratio: figures.rps / bare.figures.rps,
+      cpu: serverCpu('request', figures.requests, cpuBefore, cpuAfter, bare.cpuMs),
+      loop: await target.loopDelay(),
+    });
   }
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
-  const each = rounds.map((r) => `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`).join(', ');
-  const targets = `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
+  const each = rounds
+    .map(
+      (r) =>
+        `${(r.ratio * 100).toFixed(0)}% (${r.figures.rps.toFixed(0)} vs ${r.bare.figures.rps.toFixed(0)} req/s, ` +
+        `p99 ${r.figures.p99} vs ${r.bare.figures.p99} ms)`,
+    )
+    .join(', ');
+  const targets =
+    `targets: ${TARGET.postRatio * 100}% of bare ${verdict(median.ratio >= TARGET.postRatio)}, ` +
+    `p99 under ${TARGET.postP99Ms} ms ${verdict(median.figures.p99 < TARGET.postP99Ms)}`;
   return [
     row(
-      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, the median of ${rounds.length} rounds, each beside a bare POST measured just before it (${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}; ${targets}`,
+      `POST /v1/messages (auth, validation, ownership check, insert + job)${label}, after a 3 s warm-up, ` +
+        `the median of ${rounds.length} rounds, each beside a bare POST measured just before it ` +
+        `(${median.bare.figures.rps.toFixed(0)} req/s, p99 ${median.bare.figures.p99} ms); ` +
+        `server event loop late by ${loopFigures(median.loop)}${median.cpu}; rounds: ${each}; ${targets}`,
       median.figures,
       median.bare.figures,
     ),
@@ -143,7 +189,8 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          if (res.statusCode === 201) acceptedAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { sid: string }).sid, Date.now());
+          if (res.statusCode === 201)
+            acceptedAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { sid: string }).sid, Date.now());
           resolve(res.statusCode ?? 0);
         });
       });
@@ -184,22 +231,32 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
   // The rate at which messages completed, from the first completion to the last: while the pipeline keeps up it
   // is the offered rate; when it falls behind, the backlog stretches the window and the rate shows its capacity.
   const windowSeconds = (doneAts[completed - 1] - doneAts[0]) / 1000;
-  const latencies = [...receiver.seen].flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : [])).sort((a, b) => a - b);
+  const latencies = [...receiver.seen]
+    .flatMap(([sid, e]) => (e.doneAt && acceptedAt.has(sid) ? [e.doneAt - acceptedAt.get(sid)!] : []))
+    .sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   const callbacks = [...receiver.seen.values()].reduce((n, e) => n + e.types.size, 0);
   // The server's CPU time per message is what bounds the rate (its main thread does all the work but sending the
   // webhooks); the load's own time per message goes beside it, as on this machine the two share a core.
   const loadMs = ((loadCpu.user + loadCpu.system) / 1e3 / completed).toFixed(2);
-  const cpu = serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) + (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
+  const cpu =
+    serverCpu('message', completed, cpuBefore, cpuAfter, barePostCpuMs) +
+    (cpuBefore && cpuAfter ? ` (this bench's load and receiver: ${loadMs} ms)` : '');
   const rate = (completed - 1) / windowSeconds;
   // A message completes once all its expected callbacks arrived: every offered message completing is every callback.
   const allCompleted = refused === 0 && completed === accepted;
   const pipelineTarget =
     PIPELINE_RATE < TARGET.pipelineRate || PIPELINE_SECONDS < TARGET.pipelineSeconds
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
-      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ${verdict(allCompleted && rate >= TARGET.pipelineRate)}`;
+      : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ` +
+        verdict(allCompleted && rate >= TARGET.pipelineRate);
   return [
-    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ${completed} delivered with all 3 callbacks (${callbacks} callbacks), completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
+    `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ` +
+      `${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ` +
+      `${completed} delivered with all 3 callbacks (${callbacks} callbacks), ` +
+      `completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; ` +
+      `accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; ` +
+      `server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
   ];
 }
 

@@ -31,7 +31,8 @@ export interface Figures {
   errors: number;
 }
 
-/** One load of the bare route's POST: its figures, its CPU time per request (ms, when known) and its loop's lateness. */
+/** One load of the bare route's POST: its figures, its CPU time per request (ms, when known) and its loop's
+ * lateness. */
 export interface BareRound {
   figures: Figures;
   cpuMs: number | null;
@@ -39,15 +40,16 @@ export interface BareRound {
 }
 
 export interface BenchTools {
-  load(options: autocannon.Options): Promise<Figures>;
+  load: (options: autocannon.Options) => Promise<Figures>;
   baseGet: Figures;
   basePost: Figures;
   /** CPU time the bare route's process spent per POST (ms), when known: a yardstick of this machine's speed today. */
   barePostCpuMs: number | null;
-  /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right beside a figure. */
-  barePost(): Promise<BareRound>;
-  row(name: string, figures: Figures, base?: Figures): string;
-  loopFigures(loop: LoopDelay): string;
+  /** Loads the bare route's POST again (its server is still up, idle between loads), for a baseline taken right
+   * beside a figure. */
+  barePost: () => Promise<BareRound>;
+  row: (name: string, figures: Figures, base?: Figures) => string;
+  loopFigures: (loop: LoopDelay) => string;
 }
 
 export interface Scenario {
@@ -74,17 +76,27 @@ export const scenarios: Scenario[] = [
       const single = `${target.url}/v1/lookups/phone-numbers/%2B447400123456`;
       // 1000 distinct numbers across eight countries, valid and not.
       const prefixes = ['+1415555', '+4420794', '+4915112', '+3361234', '+6141234', '+3906123', '+9198765', '+4930123'];
-      const batch = JSON.stringify({ phone_numbers: Array.from({ length: 1000 }, (_, i) => prefixes[i % 8] + String(1000 + i).padStart(4, '0')) });
+      const batch = JSON.stringify({
+        phone_numbers: Array.from({ length: 1000 }, (_, i) => prefixes[i % 8] + String(1000 + i).padStart(4, '0')),
+      });
       const post = () => fetch(`${target.url}/v1/lookups/batch`, { method: 'POST', headers, body: batch });
       const get = () => fetch(single, { headers });
       const singleSequential = await sequential(get, 200);
       const batchSequential = await sequential(post, 50);
       const singleLoad = await load({ url: single, headers });
-      const batchLoad = await load({ url: `${target.url}/v1/lookups/batch`, method: 'POST', headers, body: batch, connections: 4 });
+      const batchLoad = await load({
+        url: `${target.url}/v1/lookups/batch`,
+        method: 'POST',
+        headers,
+        body: batch,
+        connections: 4,
+      });
       return [
         row('GET /v1/lookups/phone-numbers/{number}', singleLoad, baseGet),
         row('POST /v1/lookups/batch, 1000 numbers (4 connections)', batchLoad, baseGet),
-        `| one client at a time: single lookup median ${singleSequential.median.toFixed(1)} ms (p99 ${singleSequential.p99.toFixed(1)}); batch of 1000 median ${batchSequential.median.toFixed(1)} ms (p99 ${batchSequential.p99.toFixed(1)}) | | | | | |`,
+        `| one client at a time: single lookup median ${singleSequential.median.toFixed(1)} ms ` +
+          `(p99 ${singleSequential.p99.toFixed(1)}); batch of 1000 median ${batchSequential.median.toFixed(1)} ms ` +
+          `(p99 ${batchSequential.p99.toFixed(1)}) | | | | | |`,
       ];
     },
   },
@@ -101,11 +113,17 @@ export const scenarios: Scenario[] = [
         method: 'POST',
         headers,
         amount: SENDS,
-        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: numberAt(sent++ % SENDS), channel: 'sms' }) }) }],
+        requests: [
+          {
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ to: numberAt(sent++ % SENDS), channel: 'sms' }) }),
+          },
+        ],
       });
       const codes: { to: string; code: string }[] = [];
       for (let i = 0; i < SENDS; i++) {
-        const res = await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(numberAt(i))}`, { headers });
+        const res = await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(numberAt(i))}`, {
+          headers,
+        });
         if (res.ok) codes.push({ to: numberAt(i), code: ((await res.json()) as { code: string }).code });
       }
       let checked = 0;
@@ -121,17 +139,31 @@ export const scenarios: Scenario[] = [
       for (let i = 0; i < 50; i++) {
         const to = `+1415556${String(i).padStart(4, '0')}`;
         const started = performance.now();
-        await (await fetch(`${target.url}/v1/verify/send`, { method: 'POST', headers, body: JSON.stringify({ to, channel: 'sms' }) })).arrayBuffer();
-        const { code } = (await (await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(to)}`, { headers })).json()) as { code: string };
-        const res = await fetch(`${target.url}/v1/verify/check`, { method: 'POST', headers, body: JSON.stringify({ to, code }) });
-        if (((await res.json()) as { status: string }).status !== 'approved') throw new Error('verify bench: the flow did not approve');
+        await (
+          await fetch(`${target.url}/v1/verify/send`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ to, channel: 'sms' }),
+          })
+        ).arrayBuffer();
+        const { code } = (await (
+          await fetch(`${target.url}/v1/sandbox/verification-codes/${encodeURIComponent(to)}`, { headers })
+        ).json()) as { code: string };
+        const res = await fetch(`${target.url}/v1/verify/check`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ to, code }),
+        });
+        if (((await res.json()) as { status: string }).status !== 'approved')
+          throw new Error('verify bench: the flow did not approve');
         flows.push(performance.now() - started);
       }
       flows.sort((a, b) => a - b);
       return [
         row(`POST /v1/verify/send, ${SENDS} distinct numbers (lookup + fraud guard + code)`, sends, basePost),
         row(`POST /v1/verify/check, right code (${codes.length} approvals)`, checks, basePost),
-        `| one user at a time: send + read code + check median ${flows[25].toFixed(1)} ms (p99 ${flows[49].toFixed(1)}) | | | | | |`,
+        `| one user at a time: send + read code + check median ${flows[25].toFixed(1)} ms ` +
+          `(p99 ${flows[49].toFixed(1)}) | | | | | |`,
       ];
     },
   },
@@ -141,9 +173,15 @@ export const scenarios: Scenario[] = [
     async run(target, { load, baseGet, row }) {
       const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
       const search = (path: string) => () => fetch(`${target.url}/v1/available-phone-numbers/${path}`, { headers });
-      const held = (await (await search('US/Local?area_code=415&page_size=300')()).json()) as { data: { phone_number: string }[] };
+      const held = (await (await search('US/Local?area_code=415&page_size=300')()).json()) as {
+        data: { phone_number: string }[];
+      };
       for (const n of held.data) {
-        const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body: JSON.stringify({ PhoneNumber: n.phone_number }) });
+        const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ PhoneNumber: n.phone_number }),
+        });
         if (res.status !== 201) throw new Error(`numbers bench: provisioning answered ${res.status}`);
       }
       const searches = [
@@ -157,7 +195,10 @@ export const scenarios: Scenario[] = [
       const lines: string[] = [];
       for (const path of searches) {
         const { median, p99 } = await sequential(search(path), 200);
-        lines.push(`| one client at a time: GET .../${path} (50 results, ${held.data.length} numbers of 415 held) median ${median.toFixed(1)} ms (p99 ${p99.toFixed(1)}) | | | | | |`);
+        lines.push(
+          `| one client at a time: GET .../${path} (50 results, ${held.data.length} numbers of 415 held) ` +
+            `median ${median.toFixed(1)} ms (p99 ${p99.toFixed(1)}) | | | | | |`,
+        );
       }
       const loaded = await load({ url: `${target.url}/v1/available-phone-numbers/US/Local?area_code=415`, headers });
       return [row('GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results)', loaded, baseGet), ...lines];
@@ -177,5 +218,8 @@ async function sequential(send: () => Promise<Response>, count: number): Promise
     if (i >= 5) times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+  return {
+    median: times[Math.floor(times.length / 2)],
+    p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
+  };
 }

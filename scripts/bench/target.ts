@@ -1,6 +1,7 @@
 // A server for the benchmark to load, run in its own process (pinned to its own core by bench.ts):
 // `bare` is a bare Express JSON route, the baseline; `api` is the real server on a fresh SQLite folder.
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -22,7 +23,9 @@ loopDelay.enable();
 process.on('message', (m) => {
   if (m === 'cpu') {
     const main = `/proc/${process.pid}/task/${process.pid}/stat`;
-    process.send!({ cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null });
+    process.send!({
+      cpu: fs.existsSync(main) ? { main: cpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null,
+    });
   } else if (m === 'loop') {
     process.send!({ loop: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } });
     loopDelay.reset();
@@ -33,19 +36,27 @@ if (kind === 'bare') {
   const app = express();
   app.use(express.json());
   app.get('/bare', (_req, res) => void res.json({ status: 'ok' }));
-  app.post('/bare', (req, res) => void res.status(201).json({ received: req.body }));
+  app.post('/bare', (req, res) => void res.status(201).json({ received: req.body as unknown }));
   const server = app.listen(0, '127.0.0.1', () => {
-    process.send!({ url: `http://127.0.0.1:${(server.address() as any).port}` });
+    process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
   });
 } else {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', DATA_DIR: dataDir, ...JSON.parse(process.env.BENCH_ENV || '{}') });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ...(JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>),
+  });
   const server = await start(config);
   const { key } = await server.services.accounts.createAccount('bench');
   process.send!({ url: server.url, apiKey: key.api_key });
-  process.on('disconnect', async () => {
-    await server.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
+  // A failed close still rejects loudly (Node ends the process on an unhandled rejection).
+  process.on('disconnect', () => {
+    void server.close().then(() => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
   });
 }
