@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../client/index.js';
-import { ENGINES, startTestServer, testEnv, type TestServer } from './support/server.js';
+import { ENGINES, testEnv, useTestServer } from './support/server.js';
 import { runScript } from './support/run.js';
 
 describe.each(ENGINES)('operator CLI on the database of a running server (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine });
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    t = await startTestServer(engine);
     env = testEnv(engine, t.config.dataDir);
   });
-  afterAll(() => t.stop());
 
   const cli = (...args: string[]) => runScript('scripts/cli.ts', args, env);
   const listStatus = (apiKey: string) => createTelephonyClient({ baseUrl: t.url, apiKey }).GET('/v1/messages').then((r) => r.response.status);

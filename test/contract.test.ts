@@ -1,16 +1,10 @@
 // The server's real answers checked by `prism proxy --errors` against the spec: zero violations.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from './support/server.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 
 describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, contract: true });
 
   async function expectNoViolation(res: Response) {
     const text = await res.text();
@@ -28,7 +22,7 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
 
   it('answers every /v1 operation called with its spec example as the spec says', async () => {
     for (const op of v1Operations()) {
-      const res = await callWithExample(t.url, op, { authorization: `Bearer ${account.apiKey}` });
+      const res = await callWithExample(t.url, op, { authorization: `Bearer ${t.account.apiKey}` });
       expect(res.status, op.operationId).not.toBe(500);
       await expectNoViolation(res);
     }
@@ -37,7 +31,7 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
   // Prism answers a request without a key itself, without forwarding it; 401s are checked directly in auth.test.ts.
   it('answers problems as the spec says', async () => {
     const op = v1Operations().find((o) => o.operationId === 'getMessage')!;
-    const res = await callWithExample(t.url, op, { authorization: `Bearer ${account.apiKey}` });
+    const res = await callWithExample(t.url, op, { authorization: `Bearer ${t.account.apiKey}` });
     await expectNoViolation(res);
   });
 });

@@ -1,16 +1,12 @@
 // GET /v1/messages (pagination and filters) and DELETE /v1/messages/{sid}.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 
 describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
 
   async function accountWithMessages(n: number, to = '+14155550123') {
     const account = await t.newAccount();
