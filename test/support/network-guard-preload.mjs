@@ -1,6 +1,7 @@
-// Loaded with `node --import` into every test process, and into every worker thread the server starts (a thread
-// started from a file inherits execArgv; one started from code is given this module first, below): a connect to anything but loopback, or a DNS lookup of any name but localhost, is refused before
-// a packet leaves. Plain JavaScript because Node loads it before any TypeScript loader. network-guard.ts reports.
+// Loaded with `node --import` into every test process and into every worker thread the server starts (a thread
+// started from a file inherits execArgv; one started from code is given this module first, below): a connect to
+// anything but loopback, or a DNS lookup of any name but localhost, is refused before a packet leaves.
+// Plain JavaScript because Node loads it before any TypeScript loader; network-guard.ts reports the attempts.
 import dns from 'node:dns';
 import net from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
