@@ -1,21 +1,60 @@
 // The server's real answers checked by `prism proxy --errors` against the spec: zero violations.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from './support/server.js';
+import { expectRefused } from './support/network-guard.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 
+// What each /v1 operation answers when called once with its spec example by a fresh account: [status, problem code].
+// Examples naming a resource (sid) name one this account does not have; the calls and proxy sessions are not built.
+const ANSWERS: Record<string, [number, string | null]> = {
+  listMessages: [200, null],
+  sendMessage: [422, 'from_number_not_owned'],
+  getMessage: [404, 'not_found'],
+  deleteMessage: [404, 'not_found'],
+  listCalls: [501, 'not_implemented'],
+  makeCall: [501, 'not_implemented'],
+  getCall: [501, 'not_implemented'],
+  updateCall: [501, 'not_implemented'],
+  listCallRecordings: [501, 'not_implemented'],
+  searchLocalNumbers: [200, null],
+  searchTollFreeNumbers: [200, null],
+  listIncomingPhoneNumbers: [200, null],
+  provisionPhoneNumber: [201, null],
+  getIncomingPhoneNumber: [404, 'not_found'],
+  updateIncomingPhoneNumber: [404, 'not_found'],
+  releasePhoneNumber: [404, 'not_found'],
+  listAddresses: [200, null],
+  createAddress: [201, null],
+  getAddress: [404, 'not_found'],
+  deleteAddress: [404, 'not_found'],
+  sendVerification: [201, null],
+  checkVerification: [200, null],
+  getVerification: [404, 'not_found'],
+  updateVerification: [404, 'not_found'],
+  // The spec gives no example number, so the call sends `x`, which is not a phone number.
+  lookupPhoneNumber: [400, 'invalid_request'],
+  lookupPhoneNumbersBatch: [200, null],
+  listProxySessions: [501, 'not_implemented'],
+  createProxySession: [501, 'not_implemented'],
+  getProxySession: [501, 'not_implemented'],
+  endProxySession: [501, 'not_implemented'],
+  listProxyInteractions: [501, 'not_implemented'],
+  injectInboundMessage: [201, null],
+  getSandboxVerificationCode: [200, null],
+  getAccount: [200, null],
+  updateAccount: [200, null],
+};
+
 describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, contract: true });
+  // The examples point the account's and the number's callbacks at app.example.com; the guard refuses those calls.
+  expectRefused('app.example.com');
 
   async function expectNoViolation(res: Response) {
     const text = await res.text();
     expect(text, `prism flagged ${res.url}`).not.toContain('stoplight.io/prism/errors');
     expect(t.violations()).toEqual([]);
+    return text;
   }
 
   it('answers the public routes as the spec says', async () => {
@@ -35,17 +74,34 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
   });
 
   it('answers every /v1 operation called with its spec example as the spec says', async () => {
+    expect(Object.keys(ANSWERS).sort()).toEqual(v1Operations().map((op) => op.operationId).sort());
+    const auth = { authorization: `Bearer ${t.account.apiKey}` };
     for (const op of v1Operations()) {
-      const res = await callWithExample(t.url, op, { authorization: `Bearer ${account.apiKey}` });
-      expect(res.status, op.operationId).not.toBe(500);
-      await expectNoViolation(res);
+      // The server's own answer, exactly; then the same call through Prism, which must find nothing to report.
+      // (Through Prism the 501s come back as 200, which Prism seems to answer itself: still to be explained.)
+      const direct = await callWithExample(t.directUrl, op, auth);
+      const [status, code] = ANSWERS[op.operationId];
+      expect(direct.status, op.operationId).toBe(status);
+      const body = await direct.text();
+      if (code) expect(JSON.parse(body), op.operationId).toMatchObject({ status, code });
+      await expectNoViolation(await callWithExample(t.url, op, auth));
     }
   });
 
   // Prism answers a request without a key itself, without forwarding it; 401s are checked directly in auth.test.ts.
   it('answers problems as the spec says', async () => {
     const op = v1Operations().find((o) => o.operationId === 'getMessage')!;
-    const res = await callWithExample(t.url, op, { authorization: `Bearer ${account.apiKey}` });
-    await expectNoViolation(res);
+    const res = await callWithExample(t.url, op, { authorization: `Bearer ${t.account.apiKey}` });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const sid = new URL(res.url).pathname.split('/').pop();
+    expect(JSON.parse(await expectNoViolation(res))).toEqual({
+      type: 'urn:problem:telephony:not_found',
+      title: 'Not found',
+      status: 404,
+      detail: `No message ${sid} in your account.`,
+      code: 'not_found',
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   });
 });

@@ -1,20 +1,14 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from './support/server.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 import { handlers } from '../server/routes/index.js';
 import { CROWDED_REQUESTS, crowdedWithin } from '../server/http/request-context.js';
 import { waitUntil } from './support/wait.js';
 
 describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  const auth = () => ({ authorization: `Bearer ${account.apiKey}` });
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
+  const auth = () => ({ authorization: `Bearer ${t.account.apiKey}` });
 
   async function expectProblem(res: Response, status: number, code: string) {
     expect(res.status).toBe(status);
@@ -115,11 +109,7 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
 });
 
 describe('the API crowd signal background jobs yield to', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer('sqlite');
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine: 'sqlite' });
 
   /** Opens a request that stays in flight: its headers are sent, its body never comes. */
   async function openRequest(): Promise<net.Socket> {

@@ -1,13 +1,9 @@
 import YAML from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from './support/server.js';
 
 describe.each(ENGINES)('public system routes (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   it('serves the spec as JSON and YAML without a key', async () => {
     const json = await fetch(`${t.url}/openapi.json`);

@@ -1,16 +1,12 @@
 // The addresses API: submitted pending, settled by the verification job, listed, fetched and deleted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } from '../numbers/fixtures.js';
 
 describe.each(ENGINES)('addresses (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFICATION, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
 
   it('creates an address pending (JSON), with the country stored upper-case, then verifies it', async () => {
     const { sid: accountSid, client } = await t.newAccount();

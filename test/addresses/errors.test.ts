@@ -1,22 +1,16 @@
 // Bad address input answers 400 naming the field, in JSON and form bodies alike.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 
 const VALID = { customer_name: 'Example Ltd', street: '1 Main Street', city: 'London', region: 'London', postal_code: 'SW1A 1AA', iso_country: 'GB' };
 
 describe.each(ENGINES)('address errors (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   const post = (body: Record<string, unknown>, form: boolean) =>
     fetch(`${t.directUrl}/v1/addresses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
       body: form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
     });
 
@@ -43,7 +37,7 @@ describe.each(ENGINES)('address errors (%s)', (engine) => {
       expect(problem.code).toBe('invalid_request');
       expect(problem.errors.map((e: { field: string }) => e.field)).toContain(field);
     }
-    expect((await account.client.GET('/v1/addresses', {})).data!.data).toEqual([]);
+    expect((await t.account.client.GET('/v1/addresses', {})).data!.data).toEqual([]);
   });
 
   it.each([
@@ -51,7 +45,7 @@ describe.each(ENGINES)('address errors (%s)', (engine) => {
     ['page_token', '/v1/addresses?page_token=%%%'],
     ['sid', '/v1/addresses/AD-nope'],
   ])('refuses a bad %s', async (field, path) => {
-    const res = await fetch(t.directUrl + path, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const res = await fetch(t.directUrl + path, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
     const problem: any = await res.json();
     expect(res.status).toBe(400);
     expect(problem.errors.map((e: { field: string }) => e.field)).toContain(field);

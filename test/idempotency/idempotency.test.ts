@@ -1,9 +1,9 @@
 // Idempotency-Key on every creating POST whose spec declares it: replay within 24 h, 409 on another body.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
 import { idempotentOperations } from '../../server/idempotency/middleware.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 
 describe('which operations take Idempotency-Key', () => {
@@ -15,15 +15,10 @@ describe('which operations take Idempotency-Key', () => {
 });
 
 describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
   let account: TestAccount;
   let from: string;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-  });
-  afterAll(() => t.stop());
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   const send = (client: TestAccount['client'], key: string, body: Record<string, unknown>) =>
     client.POST('/v1/messages', { body: body as any, params: { header: { 'Idempotency-Key': key } } });

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelephonyClient, toFormBody } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 
 /** n distinct valid London numbers. */
 const londonNumbers = (n: number) => Array.from({ length: n }, (_, i) => `+4420794${String(60000 + i).padStart(5, '0')}`);
 
 describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, contract: true });
 
   describe.each(['json', 'form'] as const)('in a %s body', (encoding) => {
-    const client = () => createTelephonyClient({ baseUrl: t.url, apiKey: account.apiKey, encoding });
+    const client = () => createTelephonyClient({ baseUrl: t.url, apiKey: t.account.apiKey, encoding });
 
     it('answers one entry per input in input order, duplicates included, each what the single lookup answers', async () => {
       const inputs = ['+447400123456', '03012', 'call me', '+447400123456', '030 1234567', '+19005550123'];
@@ -26,7 +20,7 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
       for (const [i, input] of inputs.entries()) {
         const item = data!.data[i];
         if (input === 'call me') continue;
-        const single = await account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number: input }, query: { country_code: 'DE' } } });
+        const single = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number: input }, query: { country_code: 'DE' } } });
         expect(item, input).toEqual({ input, result: single.data, error: null });
       }
       expect(data!.data[2]).toEqual({
@@ -48,7 +42,7 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
     it('takes 1000 numbers', async () => {
       const inputs = londonNumbers(1000);
       // Straight to the server: the proxy adds seconds to a body this size without checking more.
-      const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey, encoding });
+      const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: t.account.apiKey, encoding });
       const { data, response } = await direct.POST('/v1/lookups/batch', { body: { phone_numbers: inputs } });
       expect(response.status).toBe(200);
       expect(data!.data.map((item) => item.result?.phone_number)).toEqual(inputs);
@@ -58,7 +52,7 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
 
   describe('bad requests (straight to the server)', () => {
     const post = (body: string, contentType = 'application/json') =>
-      fetch(`${t.directUrl}/v1/lookups/batch`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': contentType }, body });
+      fetch(`${t.directUrl}/v1/lookups/batch`, { method: 'POST', headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': contentType }, body });
     const json = (value: unknown) => post(JSON.stringify(value));
     const form = (value: Record<string, unknown>) => post(toFormBody(value), 'application/x-www-form-urlencoded');
 

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 
 describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} with bad input (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   // Sent straight to the server: Prism would answer malformed requests itself.
-  const get = (path: string) => fetch(`${t.directUrl}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+  const get = (path: string) => fetch(`${t.directUrl}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
 
   it.each([
     ['a blank number', '%20%20', 'number'],

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 
 describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, contract: true });
 
   const lookup = async (number: string, country_code?: string) => {
-    const { data, response } = await account.client.GET('/v1/lookups/phone-numbers/{number}', {
+    const { data, response } = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', {
       params: { path: { number }, query: country_code ? { country_code } : {} },
     });
     expect(response.status).toBe(200);
@@ -64,7 +58,7 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) =
 
   it('accepts the + literally, URL-encoded, and written with spaces and punctuation', async () => {
     for (const path of ['+447400123456', '%2B447400123456', encodeURIComponent('+44 (0)7400 123-456')]) {
-      const res = await fetch(`${t.url}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+      const res = await fetch(`${t.url}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
       expect(res.status, path).toBe(200);
       expect(((await res.json()) as any).phone_number, path).toBe('+447400123456');
     }

@@ -1,36 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 
 // The spam score follows what the platform sees of a number, with traffic made through the API only.
 describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
 
   /** Searches the US inventory and provisions the first number offered. */
   async function provision(): Promise<{ sid: string; phoneNumber: string }> {
-    const search = await account.client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' } } });
+    const search = await t.account.client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' } } });
     if (!search.data) throw new Error(`search answered ${search.response.status}: ${JSON.stringify(search.error)}`);
     const offered = search.data.data[0].phone_number;
-    const { data, response } = await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: offered } });
+    const { data, response } = await t.account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: offered } });
     expect(response.status).toBe(201);
     return { sid: data!.sid, phoneNumber: data!.phone_number };
   }
 
   async function lookup(number: string) {
-    const { data, response } = await account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number } } });
+    const { data, response } = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number } } });
     expect(response.status).toBe(200);
     return { score: data!.spam_score, reasons: data!.spam_reasons.map((r) => [r.reason, r.weight]), descriptions: data!.spam_reasons.map((r) => r.description) };
   }
 
   async function send(from: string, to: string) {
-    const { response } = await account.client.POST('/v1/messages', { body: { from, to, body: 'hello' } });
+    const { response } = await t.account.client.POST('/v1/messages', { body: { from, to, body: 'hello' } });
     expect(response.status).toBe(201);
   }
 
@@ -41,7 +35,7 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
     const { sid, phoneNumber } = await provision();
     expect(await lookup(phoneNumber)).toMatchObject({ score: 0, reasons: [['held_on_platform', -10]] });
 
-    const { response } = await account.client.DELETE('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid } } });
+    const { response } = await t.account.client.DELETE('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid } } });
     expect(response.status).toBe(204);
     expect(await lookup(phoneNumber)).toMatchObject({ score: 5, reasons: [['not_held_on_platform', 5]] });
     expect(t.violations()).toEqual([]);
@@ -81,7 +75,7 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
 
     const final = ['delivered', 'failed', 'undelivered'];
     await waitUntil(async () => {
-      const { data } = await account.client.GET('/v1/messages', { params: { query: { from: phoneNumber, page_size: 50 } } });
+      const { data } = await t.account.client.GET('/v1/messages', { params: { query: { from: phoneNumber, page_size: 50 } } });
       return data!.data.length === destinations.length && data!.data.every((m) => final.includes(m.status));
     }, 30_000, 'every message to reach a final status');
 
@@ -98,7 +92,7 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
   it('raises the score of a number that gets verification codes it never checks, and lowers it once one is checked', async () => {
     const to = '+14155556677';
     for (let i = 0; i < 3; i++) {
-      const { response } = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+      const { response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
       expect(response.status).toBe(201);
     }
     const pumped = await lookup(to);
@@ -109,8 +103,8 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
     expect(pumped.score).toBe(45);
     expect(pumped.descriptions[0]).toBe('3 verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).');
 
-    const { data: delivered } = await account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } });
-    const { data: checked } = await account.client.POST('/v1/verify/check', { body: { to, code: delivered!.code } });
+    const { data: delivered } = await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } });
+    const { data: checked } = await t.account.client.POST('/v1/verify/check', { body: { to, code: delivered!.code } });
     expect(checked!.status).toBe('approved');
     expect(await lookup(to)).toMatchObject({ score: 5, reasons: [['not_held_on_platform', 5]] });
     expect(t.violations()).toEqual([]);
@@ -121,7 +115,7 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
     const busy = await provision();
     for (const to of recipients(30)) await send(busy.phoneNumber, to);
     const inputs = [busy.phoneNumber, quiet.phoneNumber, '+14155559999', busy.phoneNumber];
-    const { data } = await account.client.POST('/v1/lookups/batch', { body: { phone_numbers: inputs } });
+    const { data } = await t.account.client.POST('/v1/lookups/batch', { body: { phone_numbers: inputs } });
     const batchReasons = data!.data.map((item) => item.result!.spam_reasons.map((r) => r.reason));
     expect(batchReasons).toEqual([
       ['many_distinct_recipients', 'held_on_platform'],

@@ -1,21 +1,16 @@
 // Every field of POST /v1/messages with a wrong type, range or format: 400 naming the field, nothing stored.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber } from '../support/numbers.js';
 import { RETENTION_JOB } from '../../server/system/retention.js';
 
 const day = 24 * 3600_000;
 
 describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine });
   let account: TestAccount;
   let from: string;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-  });
-  afterAll(() => t.stop());
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   const valid = () => ({ from, to: '+14155550123', body: 'hello' });
 

@@ -1,23 +1,15 @@
 // Inbound SMS: delivery to numbers held on the platform, the message.received webhook, replies, and sandbox injection.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('inbound messages (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
-  });
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
+  const receiver = useReceiver();
 
   /** An account holding a number whose sms_url is `${receiver.url}/<tag>`. */
   async function holder(tag: string) {

@@ -1,16 +1,12 @@
 // GET /v1/messages (pagination and filters) and DELETE /v1/messages/{sid}.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 
 describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
 
   async function accountWithMessages(n: number, to = '+14155550123') {
     const account = await t.newAccount();
@@ -63,7 +59,9 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     await waitForStatus(account.client, sids[0], 'delivered');
     const { response } = await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } });
     expect(response.status).toBe(204);
-    expect((await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } })).response.status).toBe(404);
+    const gone = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } });
+    expect(gone.response.status).toBe(404);
+    expect(gone.error).toMatchObject({ code: 'not_found', detail: `No message ${sids[0]} in your account.` });
     expect(t.violations()).toEqual([]);
   });
 
@@ -83,6 +81,8 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     const { sids } = await accountWithMessages(1);
     const other = await t.newAccount();
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: other.apiKey });
-    expect((await direct.DELETE('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } })).response.status).toBe(404);
+    const { error, response } = await direct.DELETE('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } });
+    expect(response.status).toBe(404);
+    expect(error).toMatchObject({ code: 'not_found', detail: `No message ${sids[0]} in your account.` });
   });
 });

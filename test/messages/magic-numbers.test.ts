@@ -1,25 +1,16 @@
 // The sandbox's magic destination numbers, as documented in the spec's Messages tag and the README.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('sandbox magic destination numbers (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine, env: FAST_PIPELINE });
   let account: TestAccount;
   let from: string;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE);
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
-  });
+  const receiver = useReceiver();
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   it.each([
     ['+15005550001', 'failed', 'invalid_destination', ['sending', 'failed'], false],

@@ -1,30 +1,21 @@
 // send_at scheduling, cancellation by DELETE, validity_period expiry and per-number pacing; all survive a restart.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
-  let t: TestServer;
+  // Pacing of 2 messages per second per number, so validity can run out in the queue.
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, SANDBOX_MESSAGES_PER_SECOND: '2' } });
   let account: TestAccount;
   let from: string;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    // Pacing of 2 messages per second per number, so validity can run out in the queue.
-    t = await startTestServer(engine, { ...FAST_PIPELINE, SANDBOX_MESSAGES_PER_SECOND: '2' });
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
-  });
+  const receiver = useReceiver();
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   it('keeps a scheduled message queued with date_sent null until send_at, then sends it', async () => {
     const sendAt = inMs(1500);

@@ -1,20 +1,15 @@
 // POST /v1/messages and GET /v1/messages/{sid} through the Prism contract proxy: fields, lifecycle, segments, channels.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 
 describe.each(ENGINES)('sending messages (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
   let account: TestAccount;
   let from: string;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE, { contract: true });
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-  });
-  afterAll(() => t.stop());
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   it('answers 201 with a queued message carrying every documented field', async () => {
     const before = Date.now();

@@ -1,15 +1,11 @@
 // Two (or more) requests for one number at the same moment: exactly one wins, the rest answer 409 number_unavailable.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { availableNumber } from './fixtures.js';
 
 describe.each(ENGINES)('concurrent provisioning (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   it('gives a number to exactly one of two accounts asking at once', async () => {
     for (let round = 0; round < 5; round++) {

@@ -1,19 +1,17 @@
 // Bad input answers 400 naming the field; another account's number answers 404; unavailable numbers 409.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { availableNumber } from './fixtures.js';
 
 describe.each(ENGINES)('phone-number errors (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine });
   let account: TestAccount;
   let ownSid: string;
   beforeAll(async () => {
-    t = await startTestServer(engine);
     account = await t.newAccount();
     const phoneNumber = await availableNumber(account.client);
     ownSid = (await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).data!.sid;
   });
-  afterAll(() => t.stop());
 
   const send = (method: string, path: string, body?: unknown, form = false) =>
     fetch(t.directUrl + path, {

@@ -1,14 +1,10 @@
 // Provisioning and address submission take an Idempotency-Key: a retry replays the first answer instead of failing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { availableNumber } from './fixtures.js';
 
 describe.each(ENGINES)('idempotent number and address creation (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   it('replays a provisioning retried with the same key, rather than answering 409', async () => {
     const { client } = await t.newAccount();

@@ -1,16 +1,12 @@
 // Provisioning, fetching, updating, listing and releasing numbers, through the typed client and the Prism contract proxy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { availableNumber, searchLocal, searchTollFree } from './fixtures.js';
 
 describe.each(ENGINES)('provisioning and managing numbers (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, contract: true });
 
   it('provisions a searched number with its configuration (JSON) and answers 201 with the record', async () => {
     const { sid: accountSid, client } = await t.newAccount();

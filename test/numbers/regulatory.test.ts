@@ -1,14 +1,10 @@
 // Countries that require address verification refuse numbers without a verified address of the account.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } from './fixtures.js';
 
 describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFICATION, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
 
   it.each(['DE', 'FR', 'AU', 'IT', 'ES', 'BE', 'AT', 'JP'])('refuses a number in %s without a verified address, naming the remedy', async (country) => {
     const { client } = await t.newAccount();

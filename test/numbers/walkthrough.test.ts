@@ -1,16 +1,12 @@
 // The README's "Phone numbers" walkthrough, run as written against a real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { FAST_VERIFICATION } from './fixtures.js';
 
 describe.each(ENGINES)('the phone numbers walkthrough (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFICATION, { contract: true });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
 
   it('searches, provisions, configures and releases a number', async () => {
     const api = createTelephonyClient({ baseUrl: t.url, apiKey: (await t.newAccount()).apiKey });

@@ -18,3 +18,9 @@ export async function giveNumber(t: TestServer, account: TestAccount, options: {
   }
   throw new Error('no number could be provisioned');
 }
+
+/** A fresh account holding a number, for the files whose tests all send from one (provisioning per test is slow). */
+export async function accountWithNumber(t: TestServer): Promise<{ account: TestAccount; from: string }> {
+  const account = await t.newAccount();
+  return { account, from: await giveNumber(t, account) };
+}

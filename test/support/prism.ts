@@ -21,8 +21,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function run(args: string[]): Promise<Prism> {
-  const port = await freePort();
+async function run(args: string[], port?: number): Promise<Prism> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/prism'), [...args, '-h', '127.0.0.1', '-p', String(port)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, NODE_ENV: 'test' },
@@ -54,4 +54,5 @@ async function run(args: string[]): Promise<Prism> {
 }
 
 export const startPrismMock = () => run(['mock', 'spec/openapi.yaml']);
-export const startPrismProxy = (upstream: string) => run(['proxy', 'spec/openapi.yaml', upstream, '--errors']);
+export const startPrismProxyOn = (port: number, upstream: string) =>
+  run(['proxy', 'spec/openapi.yaml', upstream, '--errors'], port);

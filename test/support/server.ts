@@ -5,8 +5,9 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../server/config.js';
 import { start, type RunningServer } from '../../server/app.js';
 import { dropPostgresSchema } from '../../server/store/db.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
-import { startPrismProxy, type Prism } from './prism.js';
+import { openContractDoor, type ContractDoor } from './contract.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -34,12 +35,12 @@ export interface TestServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
   /** Stops and starts again on the same database and port. */
   restart(): Promise<void>;
-  /** With `contract`: every contract violation Prism reported so far (empty when all is well). */
+  /** With `contract`: every contract violation Prism reported on this server's traffic (empty when all is well). */
   violations(): string[];
 }
 
 export interface TestServerOptions {
-  /** Route `url` through `prism proxy --errors`, which checks every request and response against the spec. */
+  /** Route `url` through the run's `prism proxy --errors`, which checks every request and response against the spec. */
   contract?: boolean;
 }
 
@@ -66,7 +67,7 @@ export async function startTestServer(engine: Engine, env: Record<string, string
   const config = loadConfig(testEnv(engine, dataDir, env));
   const schema = config.databaseSchema;
   let server = await start(config);
-  const prism: Prism | null = options.contract ? await startPrismProxy(server.url) : null;
+  const prism: ContractDoor | null = options.contract ? await openContractDoor(() => server.port) : null;
   const url = () => prism?.url ?? server.url;
 
   const self: TestServer = {
@@ -107,13 +108,61 @@ export async function startTestServer(engine: Engine, env: Record<string, string
       server = await start({ ...config, port });
     },
     violations() {
-      return prismViolations(prism?.output() ?? '');
+      return prism?.violations() ?? [];
     },
   };
   return self;
 }
 
-/** Prism's log lines that report a request or response breaking the spec. */
-export function prismViolations(output: string): string[] {
-  return output.split('\n').filter((line) => /violation|✖/i.test(line) && !/info/i.test(line.slice(0, 40)));
+export interface UseTestServerOptions extends TestServerOptions {
+  engine: Engine;
+  env?: Record<string, string>;
+}
+
+export interface UsedTestServer extends TestServer {
+  /** A fresh account for each test (made in beforeEach). */
+  readonly account: TestAccount;
+}
+
+/**
+ * The fixture of a test file: starts the real server before its tests, gives each test a fresh account, stops after.
+ * Every option but `engine` and `env` goes to startTestServer; use that directly for manual control (crash tests).
+ */
+export function useTestServer({ engine, env = {}, ...options }: UseTestServerOptions): UsedTestServer {
+  let server: TestServer | undefined;
+  let account: TestAccount | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(engine, env, options);
+  });
+  beforeEach(async () => {
+    account = await running().newAccount();
+  });
+  afterAll(() => server?.stop());
+  const running = () => server ?? fail('the test server is not running yet (use it inside hooks and tests)');
+  return {
+    engine,
+    get url() {
+      return running().url;
+    },
+    get directUrl() {
+      return running().directUrl;
+    },
+    get config() {
+      return running().config;
+    },
+    get server() {
+      return running().server;
+    },
+    get account() {
+      return account ?? fail('no account yet: the fresh account is made before each test');
+    },
+    newAccount: (name) => running().newAccount(name),
+    stop: (stopOptions) => running().stop(stopOptions),
+    restart: () => running().restart(),
+    violations: () => running().violations(),
+  };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
 }

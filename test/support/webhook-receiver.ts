@@ -1,5 +1,6 @@
 // A real webhook receiver on 127.0.0.1 for tests: records every request and answers as the test says.
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
@@ -76,4 +77,21 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
   self.port = (server.address() as AddressInfo).port;
   self.url = `http://127.0.0.1:${self.port}`;
   return self;
+}
+
+/** A receiver for the whole test file: started before its tests, closed after them. */
+export function useReceiver(): WebhookReceiver {
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver?.close());
+  const running = () => {
+    if (!receiver) throw new Error('the receiver is not running yet (use it inside hooks and tests)');
+    return receiver;
+  };
+  return new Proxy({} as WebhookReceiver, {
+    get: (_, key) => Reflect.get(running(), key),
+    set: (_, key, value) => Reflect.set(running(), key, value),
+  });
 }

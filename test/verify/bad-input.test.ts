@@ -1,22 +1,16 @@
 // Bad input to the verify operations: a 400 problem naming each offending field, in JSON and form bodies alike.
 // Sent straight to the server: Prism would answer malformed requests itself.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 
 describe.each(ENGINES)('verify operations with bad input (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine });
 
   async function post(path: string, body: Record<string, unknown>, encoding: 'json' | 'form' = 'json') {
     const form = new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]));
     return fetch(`${t.directUrl}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },
+      headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },
       body: encoding === 'json' ? JSON.stringify(body) : form,
     });
   }
@@ -67,7 +61,7 @@ describe.each(ENGINES)('verify operations with bad input (%s)', (engine) => {
 
   it('answers 400 to a cancel that asks for another status, and to a malformed sid', async () => {
     await expectFields(await post(`/v1/verify/VE${'a'.repeat(32)}`, { status: 'approved' }), ['status']);
-    const res = await fetch(`${t.directUrl}/v1/verify/nope`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const res = await fetch(`${t.directUrl}/v1/verify/nope`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
     expect(res.status).toBe(400);
   });
 

@@ -1,26 +1,18 @@
 // Where a code may exist: only in the sandbox network's handset record. Verifications keep an HMAC (and, while
 // pending, a sealed copy for re-sends); responses, webhooks, jobs and the message log never hold it in clear.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, beforeEach } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber } from './flow.js';
 
 const TABLES_WITHOUT_CODES = ['verifications', 'verification_sends', 'messages', 'webhook_events', 'webhook_attempts', 'jobs', 'idempotency_keys', 'account_settings'] as const;
 
 describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFY);
-    account = await t.newAccount();
-    receiver = await startReceiver();
-    await account.client.POST('/v1/account', { body: { verify_callback_url: receiver.url } });
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
+  const t = useTestServer({ engine, env: FAST_VERIFY });
+  const receiver = useReceiver();
+  beforeEach(async () => {
+    await t.account.client.POST('/v1/account', { body: { verify_callback_url: receiver.url } });
   });
 
   async function tableText(): Promise<string> {
@@ -32,19 +24,19 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
   it('stores the code only as an HMAC keyed with the server secret, and drops the sealed copy when the verification ends', async () => {
     const to = freshNumber();
     const responses: unknown[] = [];
-    const send = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms', code_length: 8 }, params: { header: { 'Idempotency-Key': `k-${to}` } } });
+    const send = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms', code_length: 8 }, params: { header: { 'Idempotency-Key': `k-${to}` } } });
     responses.push(send.data);
     const sid = send.data!.sid;
-    const { code } = await deliveredCode(account.client, to);
+    const { code } = await deliveredCode(t.account.client, to);
     const db = t.server.services.store.db;
     const pending = await db.selectFrom('verifications').selectAll().where('sid', '=', sid).executeTakeFirstOrThrow();
     expect(pending.code_hash).toBe(createHmac('sha256', t.server.services.secretKey).update(`${sid}:${code}`).digest('base64'));
     expect(pending.code_sealed).not.toBeNull();
     expect(pending.code_sealed).not.toContain(code);
 
-    responses.push((await check(account.client, { to, code: code.startsWith('0') ? '11111111' : '00000000' })).data);
-    responses.push((await check(account.client, { to, code })).data);
-    responses.push((await account.client.GET('/v1/verify/{sid}', { params: { path: { sid } } })).data);
+    responses.push((await check(t.account.client, { to, code: code.startsWith('0') ? '11111111' : '00000000' })).data);
+    responses.push((await check(t.account.client, { to, code })).data);
+    responses.push((await t.account.client.GET('/v1/verify/{sid}', { params: { path: { sid } } })).data);
     await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.approved'));
 
     const ended = await db.selectFrom('verifications').select(['status', 'code_sealed']).where('sid', '=', sid).executeTakeFirstOrThrow();
@@ -59,10 +51,10 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
 
   it('keeps no code in clear for a re-send or a failed delivery either', async () => {
     const to = freshNumber();
-    await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms', code_length: 8 } });
-    await account.client.POST('/v1/verify/send', { body: { to, channel: 'whatsapp' } });
-    const { code } = await deliveredCode(account.client, to);
-    await account.client.POST('/v1/verify/send', { body: { to: '+15005550003', channel: 'sms', code_length: 8 } });
+    await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms', code_length: 8 } });
+    await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'whatsapp' } });
+    const { code } = await deliveredCode(t.account.client, to);
+    await t.account.client.POST('/v1/verify/send', { body: { to: '+15005550003', channel: 'sms', code_length: 8 } });
     expect(await tableText()).not.toContain(code);
   });
 });

@@ -1,23 +1,17 @@
 // valid_for: a verification past its expiry is `expired`, shown at once on read (lazy) and ended by the durable
 // expiry job even when nobody reads it. Time is moved by rewriting the stored expiry, as if valid_for had passed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, startTestServer, type TestAccount, useTestServer } from '../support/server.js';
+import { startReceiver, useReceiver } from '../support/webhook-receiver.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode, timeTravelPastExpiry } from './flow.js';
 
 describe.each(ENGINES)('verification expiry (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine, env: FAST_VERIFY });
+  const receiver = useReceiver();
   let account: TestAccount;
-  let receiver: WebhookReceiver;
   beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFY);
     account = await t.newAccount();
-    receiver = await startReceiver();
     await account.client.POST('/v1/account', { body: { verify_callback_url: `${receiver.url}/verify` } });
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
   });
 
   it('shows expired on GET as soon as valid_for has passed, before the job runs, and the code no longer works', async () => {

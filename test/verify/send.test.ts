@@ -1,23 +1,17 @@
 // POST /v1/verify/send: what a send creates, re-sends of a pending verification, the send limits, the fraud
 // guard, templates per locale and what happens when the network cannot deliver the code.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode, waitForVerification } from './flow.js';
 
 describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_VERIFY);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: FAST_VERIFY });
 
   it('creates a pending verification with its expiry, send attempts and the line type of the number', async () => {
     const before = Date.now();
-    const sent = await sendCode(account.client, { to: '+4915112345678', channel: 'sms', valid_for: 900 });
+    const sent = await sendCode(t.account.client, { to: '+4915112345678', channel: 'sms', valid_for: 900 });
     expect(sent).toMatchObject({
-      account_sid: account.sid,
+      account_sid: t.account.sid,
       to: '+4915112345678',
       channel: 'sms',
       status: 'pending',
@@ -33,26 +27,26 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
 
   it('re-sends the same code on the asked channel while pending, as the same verification', async () => {
     const to = freshNumber();
-    const first = await sendCode(account.client, { to, channel: 'sms' });
-    const firstCode = (await deliveredCode(account.client, to)).code;
-    const again = await sendCode(account.client, { to, channel: 'voice' });
-    const spoken = await deliveredCode(account.client, to);
+    const first = await sendCode(t.account.client, { to, channel: 'sms' });
+    const firstCode = (await deliveredCode(t.account.client, to)).code;
+    const again = await sendCode(t.account.client, { to, channel: 'voice' });
+    const spoken = await deliveredCode(t.account.client, to);
     expect(again.sid).toBe(first.sid);
     expect(again.channel).toBe('voice');
     expect(again.send_code_attempts.map((a) => a.channel)).toEqual(['sms', 'voice']);
     expect(again.date_expires).toBe(first.date_expires);
     expect(spoken).toMatchObject({ code: firstCode, channel: 'voice', verification_sid: first.sid });
-    expect((await check(account.client, { to, code: firstCode })).data?.status).toBe('approved');
+    expect((await check(t.account.client, { to, code: firstCode })).data?.status).toBe('approved');
 
-    const fresh = await sendCode(account.client, { to, channel: 'sms' });
+    const fresh = await sendCode(t.account.client, { to, channel: 'sms' });
     expect(fresh.sid).not.toBe(first.sid);
     expect(fresh.send_code_attempts).toHaveLength(1);
   });
 
   it('answers 429 max_send_attempts_reached with Retry-After on the 6th send to a number within 10 minutes', async () => {
     const to = freshNumber();
-    for (let i = 0; i < 5; i++) await sendCode(account.client, { to, channel: i % 2 ? 'voice' : 'sms' });
-    const { error, response } = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+    for (let i = 0; i < 5; i++) await sendCode(t.account.client, { to, channel: i % 2 ? 'voice' : 'sms' });
+    const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
     expect(response.status).toBe(429);
     expect(error?.code).toBe('max_send_attempts_reached');
     const retryAfter = Number(response.headers.get('retry-after'));
@@ -69,10 +63,10 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     ['a shared-cost number', '+4918012345678'],
     ['an invalid number', '+4412345'],
   ])('refuses %s with 422 destination_blocked and sends nothing', async (_case, to) => {
-    const { error, response } = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+    const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
     expect(response.status).toBe(422);
     expect(error?.code).toBe('destination_blocked');
-    expect((await account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
+    expect((await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
   });
 
   it.each([
@@ -95,9 +89,9 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     ['sv', 'Din verifieringskod är'],
   ] as const)('writes the text in locale %s', async (locale, phrase) => {
     const to = freshNumber();
-    const sent = await sendCode(account.client, { to, channel: 'sms', locale });
+    const sent = await sendCode(t.account.client, { to, channel: 'sms', locale });
     expect(sent.locale).toBe(locale);
-    const delivered = await deliveredCode(account.client, to);
+    const delivered = await deliveredCode(t.account.client, to);
     expect(delivered.text.startsWith(phrase)).toBe(true);
     expect(delivered.text).toContain(delivered.code);
   });
@@ -109,39 +103,34 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     ['voice', '+15005550006', 'busy'],
     ['voice', '+15005550007', 'no_answer'],
   ] as const)('ends the verification failed when %s to %s cannot be delivered (%s)', async (channel, to, _reason) => {
-    const sent = await sendCode(account.client, { to, channel });
+    const sent = await sendCode(t.account.client, { to, channel });
     expect(sent.status).toBe('pending');
-    const failed = await waitForVerification(account.client, sent.sid, 'failed');
+    const failed = await waitForVerification(t.account.client, sent.sid, 'failed');
     expect(failed.valid).toBe(false);
-    expect((await account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
+    expect((await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
     // A failed verification is over: the next send starts a new one.
-    const next = await sendCode(account.client, { to, channel: 'sms' });
+    const next = await sendCode(t.account.client, { to, channel: 'sms' });
     expect(next.sid).not.toBe(sent.sid);
   });
 
   it('replays a send with the same Idempotency-Key without sending the code again', async () => {
     const to = freshNumber();
     const params = { header: { 'Idempotency-Key': `signup-${to}` } };
-    const first = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' }, params });
-    const replay = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' }, params });
+    const first = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' }, params });
+    const replay = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' }, params });
     expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.data?.sid).toBe(first.data?.sid);
-    const { data } = await account.client.GET('/v1/verify/{sid}', { params: { path: { sid: first.data!.sid } } });
+    const { data } = await t.account.client.GET('/v1/verify/{sid}', { params: { path: { sid: first.data!.sid } } });
     expect(data?.send_code_attempts).toHaveLength(1);
   });
 });
 
 describe.each(ENGINES)('the hourly cap on verification sends per account (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { ...FAST_VERIFY, VERIFY_MAX_SENDS_PER_HOUR: '3' });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: { ...FAST_VERIFY, VERIFY_MAX_SENDS_PER_HOUR: '3' } });
 
   it('answers 429 rate_limited with Retry-After once the account sent VERIFY_MAX_SENDS_PER_HOUR codes in the hour', async () => {
-    const account = await t.newAccount();
-    for (let i = 0; i < 3; i++) await sendCode(account.client, { to: freshNumber(), channel: 'sms' });
-    const { error, response } = await account.client.POST('/v1/verify/send', { body: { to: freshNumber(), channel: 'sms' } });
+    for (let i = 0; i < 3; i++) await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
+    const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to: freshNumber(), channel: 'sms' } });
     expect(response.status).toBe(429);
     expect(error?.code).toBe('rate_limited');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(3500);

@@ -1,7 +1,7 @@
 // Outside the sandbox's default, webhook URLs on private or loopback addresses are refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../server/webhooks/address-guard.js';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
@@ -35,11 +35,7 @@ describe('which addresses count as private', () => {
 });
 
 describe.each(ENGINES)('private webhook targets refused (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE: 'false' });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, WEBHOOK_ALLOW_PRIVATE: 'false' } });
 
   it.each(['127.0.0.1', 'localhost'])('does not call %s, and records the refused attempt', async (host) => {
     const receiver = await startReceiver();

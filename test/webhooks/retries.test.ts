@@ -1,8 +1,8 @@
 // Durable delivery: retries with backoff on connection errors, timeouts and non-2xx; order per message; every attempt recorded.
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { giveNumber } from '../support/numbers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
@@ -11,15 +11,10 @@ import { freePort } from '../support/prism.js';
 const ORDER = ['message.sending', 'message.sent', 'message.delivered'];
 
 describe.each(ENGINES)('webhook retries (%s)', (engine) => {
-  let t: TestServer;
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, WEBHOOK_MAX_ATTEMPTS: '30', WEBHOOK_TIMEOUT_MS: '300' } });
   let account: TestAccount;
   let from: string;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { ...FAST_PIPELINE, WEBHOOK_MAX_ATTEMPTS: '30', WEBHOOK_TIMEOUT_MS: '300' });
-    account = await t.newAccount();
-    from = await giveNumber(t, account);
-  });
-  afterAll(() => t.stop());
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   const db = () => t.server.services.store.db;
   const bySid = (received: ReceivedWebhook[], sid: string) => received.filter((w) => w.json?.data?.sid === sid);
@@ -92,11 +87,7 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('webhooks given up (%s)', (engine) => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startTestServer(engine, { ...FAST_PIPELINE, WEBHOOK_MAX_ATTEMPTS: '3' });
-  });
-  afterAll(() => t.stop());
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, WEBHOOK_MAX_ATTEMPTS: '3' } });
 
   it('gives an event up after the last attempt, then delivers the later events of the message', async () => {
     const account = await t.newAccount();

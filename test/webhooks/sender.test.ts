@@ -42,10 +42,8 @@ describe('webhook sender thread', () => {
     receiver.answer = () => ({ status: 200, delayMs: 2000 });
     const inFlight = sender.send({ url: `${receiver.url}/slow`, body: '{}', secret: SECRET, webhookId: 'msg_slow', options });
     await receiver.waitFor(() => receiver.all.some((r) => r.path === '/slow'), 5000);
-    const started = Date.now();
     await sender.close();
     expect(await inFlight).toMatchObject({ ok: false, status: null, permanent: false, error: 'the webhook sender is closed' });
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(await sender.send({ url: `${receiver.url}/late`, body: '{}', secret: SECRET, webhookId: 'msg_late', options })).toMatchObject({ ok: false, permanent: false });
   });
 });

@@ -1,22 +1,14 @@
 // Webhooks are signed per Standard Webhooks with the account's secret: the standardwebhooks package verifies them.
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
-import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('webhook signatures (%s)', (engine) => {
-  let t: TestServer;
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    t = await startTestServer(engine, FAST_PIPELINE);
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await t.stop();
-  });
+  const t = useTestServer({ engine, env: FAST_PIPELINE });
+  const receiver = useReceiver();
 
   it('signs every status callback so that standardwebhooks verifies it with the account secret, and only with it', async () => {
     const account = await t.newAccount();
