@@ -96,7 +96,7 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const sid = new URL(res.url).pathname.split('/').pop();
     expect(JSON.parse(await expectNoViolation(res))).toEqual({
-      type: 'urn:problem:telephony:not_found',
+      type: '/problems/not_found',
       title: 'Not found',
       status: 404,
       detail: `No message ${sid} in your account.`,
