@@ -4,7 +4,7 @@ import type { AccountRow } from '../store/schema.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 /** Runs on every API request. */
 const accountByKeyHash = prepared((db, keyHash: string) =>

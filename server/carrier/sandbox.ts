@@ -9,7 +9,7 @@ import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 const addSlotRow = prepared((db, from: string) =>
   db

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 export interface Job<P = unknown> {
   id: number;

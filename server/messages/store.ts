@@ -4,7 +4,7 @@ import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../http/pagination.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
 
@@ -21,7 +21,7 @@ export interface MessageFilters {
 
 type Change = Updateable<MessageRow> & { status: MessageStatus; date_updated: string };
 
-// The statements of the message pipeline, compiled once (see store/prepared.ts).
+// The statements of the message pipeline, compiled once (see store/sqlite/prepared.ts).
 const insertRow = prepared((db, row: MessageRow) => db.insertInto('messages').values(row));
 const selectOwned = prepared((db, accountSid: string, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid));
 const selectBySid = prepared((db, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid));

@@ -7,9 +7,9 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor } from './migrations/index.js';
-import { GroupCommit } from './group-commit.js';
-import { WalCheckpointer } from './checkpointer.js';
-import { registerConnection } from './prepared.js';
+import { GroupCommit } from './sqlite/group-commit.js';
+import { WalCheckpointer } from './sqlite/checkpointer.js';
+import { registerConnection } from './sqlite/prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { sql, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { WebhookEventRow } from '../store/schema.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 /** Wakes the in-process delivery loop when an event became due now, so it need not wait for its next poll. */
 export const webhookSignal = new EventEmitter();

@@ -11,7 +11,7 @@ import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
 import type { WebhookAttemptRow } from '../store/schema.js';
 
 const secretsOf = prepared((db, accountSids: string[]) => db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids));

@@ -2,7 +2,7 @@
 // inside its own savepoint (so each still commits or rolls back as a whole), and share its single COMMIT.
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
 import type SQLite from 'better-sqlite3';
-import type { Db, Tx } from './db.js';
+import type { Db, Tx } from '../db.js';
 import { registerConnection, runDirectly } from './prepared.js';
 
 interface Pending {
