@@ -10,7 +10,7 @@ import { enqueueJob } from '../jobs/queue.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
-import type { Page, PageRequest } from '../http/pagination.js';
+import type { Page, PageRequest } from '../store/pagination.js';
 import { isCountryCode } from '../numbers/countries.js';
 import { AddressStore, type Address } from './store.js';
 import { postalCodeProblem } from './postal-codes.js';

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { AddressRow } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 
 export type Address = Selectable<AddressRow>;
 

@@ -5,7 +5,7 @@ import type { Carrier } from '../carrier/carrier.js';
 import type { Store, Tx } from '../store/db.js';
 import type { MessageRow } from '../store/schema.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { PageRequest } from '../http/pagination.js';
+import type { PageRequest } from '../store/pagination.js';
 import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';

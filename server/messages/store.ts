@@ -3,7 +3,7 @@
 import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow, MessageRow, MessageStatus } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];

@@ -2,7 +2,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Db } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 
 export type IncomingNumber = Selectable<IncomingNumberRow>;
 
