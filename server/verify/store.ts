@@ -91,12 +91,3 @@ export function countWrongCode(db: Conn, sid: string, now: string) {
 export async function lockAccountSends(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${'verify:' + accountSid}))`.execute(tx.db);
 }
-
-export function verifyCallbackUrl(db: Conn, accountSid: string): Promise<string | null> {
-  return db
-    .selectFrom('account_settings')
-    .select('verify_callback_url')
-    .where('account_sid', '=', accountSid)
-    .executeTakeFirst()
-    .then((row) => row?.verify_callback_url ?? null);
-}

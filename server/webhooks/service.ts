@@ -12,9 +12,9 @@ import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
 import { prepared } from '../store/sqlite/prepared.js';
+import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookAttemptRow } from '../store/schema.js';
 
-const secretsOf = prepared((db, accountSids: string[]) => db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids));
 const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
 
 /** A claimed event with what signing it needs. */
@@ -98,7 +98,7 @@ export class WebhookService {
         const events = await claimEvents(this.store.db, this.store.dialect, workerId, limit, leaseMs);
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
-        const secrets = new Map((await secretsOf.all(this.store.db, accounts)).map((a) => [a.sid, a.webhook_secret]));
+        const secrets = await webhookSecrets(this.store.db, accounts);
         return events.map((event) => ({ ...event, secret: secrets.get(event.account_sid) }));
       },
       (event) => this.deliver(event, workerId),
