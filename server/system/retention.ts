@@ -5,9 +5,10 @@
 import type { Logger } from 'pino';
 import { enqueueJobOnce } from '../jobs/queue.js';
 import type { JobContext, JobHandler } from '../jobs/worker.js';
-import { RETENTION_MS as IDEMPOTENCY_MS } from '../idempotency/store.js';
-import type { Db, Store, Tx } from '../store/db.js';
+import { RETENTION_MS as IDEMPOTENCY_MS, deleteKeysBefore, keyCreatedAt } from '../idempotency/store.js';
+import type { Store, Tx } from '../store/db.js';
 import { webhookIdsBefore } from '../webhooks/sign.js';
+import { deleteEndedEvents, endedEventAt } from '../webhooks/queue.js';
 
 export const RETENTION_JOB = 'maintenance.retention';
 const EVERY_MS = 3_600_000;
@@ -41,30 +42,17 @@ export class Retention {
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */
   private purgeWebhookEvents(before: number): Promise<number> {
     const below = webhookIdsBefore(before);
-    const ended = (db: Db | Tx['db']) => db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
     return this.inChunks(
-      () => ended(this.store.db).orderBy('id').limit(1).offset(CHUNK - 1).executeTakeFirst(),
-      async (tx, edge) => {
-        const upTo = edge ? ended(tx.db).where('id', '<=', edge.id) : ended(tx.db);
-        await tx.db.deleteFrom('webhook_attempts').where('event_id', 'in', upTo).execute();
-        return (await tx.db.deleteFrom('webhook_events').where('id', 'in', upTo).executeTakeFirst()).numDeletedRows;
-      },
+      () => endedEventAt(this.store.db, below, CHUNK),
+      (tx, edge) => deleteEndedEvents(tx.db, below, edge),
     );
   }
 
   /** Idempotency records made before `before` (ISO time). */
   private purgeIdempotencyKeys(before: string): Promise<number> {
-    const old = (db: Db | Tx['db']) => db.selectFrom('idempotency_keys').select('date_created').where('date_created', '<', before);
     return this.inChunks(
-      () => old(this.store.db).orderBy('date_created').limit(1).offset(CHUNK - 1).executeTakeFirst(),
-      async (tx, edge) => {
-        const result = await tx.db
-          .deleteFrom('idempotency_keys')
-          .where('date_created', '<', before)
-          .$if(edge !== undefined, (q) => q.where('date_created', '<=', edge!.date_created))
-          .executeTakeFirst();
-        return result.numDeletedRows;
-      },
+      () => keyCreatedAt(this.store.db, before, CHUNK),
+      (tx, edge) => deleteKeysBefore(tx.db, before, edge),
     );
   }
 

@@ -10,12 +10,9 @@ import { nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import { claimEvents, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
-import { prepared } from '../store/sqlite/prepared.js';
+import { claimEvents, recordAttempt, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
-import type { WebhookAttemptRow } from '../store/schema.js';
 
-const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
 
 /** A claimed event with what signing it needs. */
 type DueEvent = ClaimedEvent & { secret: string | undefined };
@@ -131,7 +128,7 @@ export class WebhookService {
       const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
       // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
       if (!(await releaseEvent(tx.db, event.id, workerId, { attempts: attempt, status, runAt, now }))) return false;
-      await insertAttempt.run(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
+      await recordAttempt(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;
     });
