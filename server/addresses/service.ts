@@ -91,7 +91,7 @@ export class AddressService {
   /** The verification job: checks the postal code against the country's format and settles the address. */
   async verify(job: Job<{ sid: string }>, ctx: JobContext): Promise<void> {
     await this.store.transaction(async (tx) => {
-      const row = await tx.db.selectFrom('addresses').selectAll().where('sid', '=', job.payload.sid).executeTakeFirst();
+      const row = await this.addresses.bySid(tx.db, job.payload.sid);
       if (row?.status === 'pending') {
         const problem = postalCodeProblem(row.iso_country, row.postal_code);
         await this.addresses.settle(tx.db, row.sid, { status: problem ? 'rejected' : 'verified', rejection_reason: problem }, nowIso());

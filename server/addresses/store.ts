@@ -17,6 +17,11 @@ export class AddressStore {
     return db.selectFrom('addresses').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
   }
 
+  /** Whatever its account (for background work). */
+  bySid(db: Db | Tx['db'], sid: string): Promise<Address | undefined> {
+    return db.selectFrom('addresses').selectAll().where('sid', '=', sid).executeTakeFirst();
+  }
+
   list(accountSid: string, page: PageRequest): Promise<Page<Address>> {
     return paginate(this.db.selectFrom('addresses').selectAll().where('account_sid', '=', accountSid), page);
   }

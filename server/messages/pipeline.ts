@@ -8,7 +8,7 @@ import type { JobContext, JobHandler } from '../jobs/worker.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { incomingNumber, messageBySid, transition } from './store.js';
+import { incomingNumber, insertMessage, messageBySid, transition } from './store.js';
 import { countSegments } from './segments.js';
 
 export const DISPATCH_JOB = 'message.dispatch';
@@ -122,7 +122,7 @@ export class MessagePipeline implements CarrierReports {
     if (!number) return;
     const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
     const row = inboundRow(number.account_sid, inbound);
-    await tx.db.insertInto('messages').values(row).execute();
+    await insertMessage(tx.db, row);
     // A reply arriving at a number that answers with replies would ping-pong forever: only first messages get one.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }

@@ -98,14 +98,7 @@ export class VerificationService implements OtpReports {
       let code: string;
       if (pending && kept) {
         code = kept;
-        const resent = await tx.db
-          .updateTable('verifications')
-          .set({ channel: input.channel, date_updated: sentAt })
-          .where('sid', '=', pending.sid)
-          .where('status', '=', 'pending')
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        row = resent;
+        row = await verifications.resendPending(tx.db, pending.sid, input.channel, sentAt);
       } else {
         const sid = newSid('verification');
         code = newCode(codeLength);

@@ -73,6 +73,17 @@ export function endPending(db: Conn, sid: string, set: Updateable<VerificationRo
   return db.updateTable('verifications').set({ ...set, code_sealed: null }).where('sid', '=', sid).where('status', '=', 'pending').returningAll().executeTakeFirst();
 }
 
+/** Records a re-send of a pending verification on `channel`; throws when it is no longer pending. */
+export function resendPending(db: Conn, sid: string, channel: VerificationChannel, now: string): Promise<VerificationRow> {
+  return db
+    .updateTable('verifications')
+    .set({ channel, date_updated: now })
+    .where('sid', '=', sid)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Counts one wrong code against a pending verification; returns the updated row, or undefined when not pending. */
 export function countWrongCode(db: Conn, sid: string, now: string) {
   return db
