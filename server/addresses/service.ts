@@ -12,6 +12,7 @@ import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { isCountryCode } from '../numbers/countries.js';
+import { addressInUse } from '../numbers/store.js';
 import { AddressStore, type Address } from './store.js';
 import { postalCodeProblem } from './postal-codes.js';
 import { verificationTime } from './verification.js';
@@ -78,7 +79,7 @@ export class AddressService {
     try {
       await this.store.transaction(async (tx) => {
         if (!(await this.addresses.find(accountSid, sid, tx.db))) throw errors.notFound(`No address ${sid} in your account.`);
-        if (await this.addresses.inUse(tx.db, sid)) throw inUse();
+        if (await addressInUse(tx.db, sid)) throw inUse();
         await this.addresses.delete(tx.db, accountSid, sid);
       });
     } catch (err) {

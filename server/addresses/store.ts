@@ -33,11 +33,6 @@ export class AddressStore {
     return q.orderBy('date_created').orderBy('sid').limit(1).executeTakeFirst();
   }
 
-  /** Whether any number uses the address. */
-  async inUse(db: Db | Tx['db'], sid: string): Promise<boolean> {
-    return Boolean(await db.selectFrom('incoming_numbers').select('sid').where('address_sid', '=', sid).limit(1).executeTakeFirst());
-  }
-
   async delete(db: Tx['db'], accountSid: string, sid: string): Promise<boolean> {
     const result = await db.deleteFrom('addresses').where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
     return Number(result.numDeletedRows) === 1;

@@ -8,7 +8,8 @@ import type { JobContext, JobHandler } from '../jobs/worker.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { incomingNumber, insertMessage, messageBySid, transition } from './store.js';
+import { insertMessage, messageBySid, transition } from './store.js';
+import { incomingNumber } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
 export const DISPATCH_JOB = 'message.dispatch';
