@@ -9,6 +9,7 @@ import { enqueueJob } from '../jobs/queue.js';
 import type { JobHandler } from '../jobs/worker.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
 import { outcomeFor } from './sandbox-numbers.js';
+import { deliveredCode, keepDeliveredCode } from './store.js';
 
 export const SANDBOX_OTP_JOB = 'sandbox.otp';
 
@@ -41,13 +42,7 @@ export class SandboxOtp implements OtpCarrier {
       text: delivery.text,
       date_sent: new Date().toISOString(),
     };
-    await tx.db
-      .insertInto('sandbox_otp_deliveries')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['account_sid', 'to_number']).doUpdateSet({ verification_sid: row.verification_sid, channel: row.channel, code: row.code, text: row.text, date_sent: row.date_sent }),
-      )
-      .execute();
+    await keepDeliveredCode(tx, row);
   }
 
   private failureFor(to: string, channel: OtpChannel): Failure | null {
@@ -71,7 +66,7 @@ export class SandboxOtp implements OtpCarrier {
   }
 
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
-    const row = await db.selectFrom('sandbox_otp_deliveries').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).executeTakeFirst();
+    const row = await deliveredCode(db, accountSid, to);
     return row && { to: row.to_number, code: row.code, text: row.text, verificationSid: row.verification_sid, channel: row.channel, dateSent: row.date_sent };
   }
 }

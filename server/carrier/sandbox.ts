@@ -9,17 +9,7 @@ import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
-import { prepared } from '../store/sqlite/prepared.js';
-
-const addSlotRow = prepared((db, from: string) =>
-  db
-    .insertInto('carrier_send_slots')
-    .values({ from_number: from, next_at: '' })
-    .onConflict((oc) => oc.column('from_number').doNothing()),
-);
-const slotOf = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from));
-const slotForUpdate = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate());
-const moveSlot = prepared((db, from: string, nextAt: string) => db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from));
+import { holdSendSlot, moveSendSlot } from './store.js';
 
 export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
 
@@ -57,13 +47,10 @@ export class SandboxCarrier implements Carrier {
 
   async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
     const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
-    await addSlotRow.run(tx.db, from);
-    // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
-    const row = await (this.dialect === 'postgres' ? slotForUpdate : slotOf).first(tx.db, from);
-    if (!row) throw new Error(`no send slot row for ${from}`);
-    const slot = Math.max(Date.now(), row.next_at ? Date.parse(row.next_at) : 0);
+    const nextAt = await holdSendSlot(tx, this.dialect, from);
+    const slot = Math.max(Date.now(), nextAt ? Date.parse(nextAt) : 0);
     if (slot > notAfter.getTime()) return null;
-    await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
+    await moveSendSlot(tx, from, new Date(slot + intervalMs).toISOString());
     return new Date(slot);
   }
 
