@@ -6,6 +6,7 @@ import type { Store } from '../store/db.js';
 import type { AddressRow } from '../store/schema.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
@@ -20,7 +21,7 @@ import { verificationTime } from './verification.js';
 export type AddressRecord = components['schemas']['Address'];
 export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
 
-export const VERIFY_ADDRESS_JOB = 'address.verify';
+export const VERIFY_ADDRESS_JOB = defineJob<{ sid: string }>('address.verify');
 
 export class AddressService {
   readonly addresses: AddressStore;
@@ -87,6 +88,10 @@ export class AddressService {
       if (isForeignKeyViolation(err)) throw inUse();
       throw err;
     }
+  }
+
+  jobHandlers(): JobHandling[] {
+    return [VERIFY_ADDRESS_JOB.handle((job, ctx) => this.verify(job, ctx))];
   }
 
   /** The verification job: checks the postal code against the country's format and settles the address. */

@@ -6,12 +6,12 @@
 import type { Config } from '../config.js';
 import type { Db, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
-import type { JobHandler } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
 import { outcomeFor } from './sandbox-numbers.js';
 import { deliveredCode, keepDeliveredCode } from './store.js';
 
-export const SANDBOX_OTP_JOB = 'sandbox.otp';
+export const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
 
 /** The Calls tag's magic numbers that never answer, so a spoken code cannot get through. */
 export const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
@@ -54,15 +54,15 @@ export class SandboxOtp implements OtpCarrier {
     return null;
   }
 
-  otpJobHandlers(reports: OtpReports): Record<string, JobHandler> {
-    return {
-      [SANDBOX_OTP_JOB]: async (job, ctx) => {
+  otpJobHandlers(reports: OtpReports): JobHandling[] {
+    return [
+      SANDBOX_OTP_JOB.handle(async (job, ctx) => {
         await ctx.store.transaction(async (tx) => {
-          await reports.otpStatus(tx, job.payload as OtpReport);
+          await reports.otpStatus(tx, job.payload);
           await ctx.finishIn(tx);
         });
-      },
-    };
+      }),
+    ];
   }
 
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {

@@ -3,7 +3,7 @@
 // loses nothing. Delivery to a number held on this platform also arrives there as an inbound message.
 import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
-import type { JobHandler } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage, ScheduleWork } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
@@ -11,7 +11,6 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { holdSendSlot, moveSendSlot } from './store.js';
 
-export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
 
 type SandboxConfig = Pick<
   Config,
@@ -28,6 +27,8 @@ interface StepJob {
   steps: Step[];
   index: number;
 }
+
+export const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
 
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
@@ -56,7 +57,7 @@ export class SandboxCarrier implements Carrier {
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, new Date(Date.now() + steps[0].afterMs));
+    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, new Date(Date.now() + steps[0].afterMs));
   }
 
   private plan(message: OutboundMessage): Step[] {
@@ -78,10 +79,10 @@ export class SandboxCarrier implements Carrier {
     return [sent, delivered, ...read];
   }
 
-  jobHandlers(reports: CarrierReports): Record<string, JobHandler> {
-    return {
-      [SANDBOX_MESSAGE_JOB]: async (job, ctx) => {
-        const { message, steps, index } = job.payload as StepJob;
+  jobHandlers(reports: CarrierReports): JobHandling[] {
+    return [
+      SANDBOX_MESSAGE_JOB.handle(async (job, ctx) => {
+        const { message, steps, index } = job.payload;
         const step = steps[index];
         await ctx.store.transaction(async (tx) => {
           await reports.messageStatus(tx, { sid: message.sid, ...step.report });
@@ -98,10 +99,10 @@ export class SandboxCarrier implements Carrier {
             });
           }
           const next = steps[index + 1];
-          if (next) await ctx.continueIn(tx, { message, steps, index: index + 1 } satisfies StepJob, new Date(Date.now() + next.afterMs));
+          if (next) await ctx.continueIn(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: index + 1 }, new Date(Date.now() + next.afterMs));
           else await ctx.finishIn(tx);
         });
-      },
-    };
+      }),
+    ];
   }
 }

@@ -4,7 +4,8 @@ import type { Carrier, CarrierReports, InboundMessage, MessageReport, ScheduleWo
 import type { Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { enqueueJob } from '../jobs/queue.js';
-import type { JobContext, JobHandler } from '../jobs/worker.js';
+import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
@@ -12,13 +13,13 @@ import { insertMessage, messageBySid, transition } from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
-export const DISPATCH_JOB = 'message.dispatch';
-
 interface DispatchJob {
   sid: string;
   /** The send slot already reserved for this message, when the first run had to wait for it. */
   slot?: string;
 }
+
+export const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch');
 
 /** Which statuses a report may follow: a report that arrives out of place changes nothing. */
 const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
@@ -30,7 +31,7 @@ const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
 };
 
 export async function enqueueDispatch(tx: Tx, sid: string, runAt?: Date): Promise<void> {
-  await enqueueJob(tx, DISPATCH_JOB, { sid } satisfies DispatchJob, { runAt });
+  await enqueueJob(tx, DISPATCH_JOB, { sid }, { runAt });
 }
 
 export class MessagePipeline implements CarrierReports {
@@ -39,8 +40,8 @@ export class MessagePipeline implements CarrierReports {
     private readonly events: MessageEvents,
   ) {}
 
-  jobHandlers(): Record<string, JobHandler> {
-    return { [DISPATCH_JOB]: (job, ctx) => this.dispatch(job.payload as DispatchJob, ctx) };
+  jobHandlers(): JobHandling[] {
+    return [DISPATCH_JOB.handle((job, ctx) => this.dispatch(job.payload, ctx))];
   }
 
   private async dispatch({ sid, slot }: DispatchJob, ctx: JobContext): Promise<void> {
@@ -57,7 +58,7 @@ export class MessagePipeline implements CarrierReports {
    */
   private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined, ctx: JobContext): Promise<boolean> {
     const tryAgain = async (job: DispatchJob, runAt: Date) => {
-      await ctx.continueIn(tx, job, runAt);
+      await ctx.continueIn(tx, DISPATCH_JOB, job, runAt);
       return true;
     };
     const now = Date.now();
@@ -81,9 +82,9 @@ export class MessagePipeline implements CarrierReports {
     if (!sending) return false;
     await this.events.statusChanged(tx, sending);
     let carriedOn = false;
-    const carryOn: ScheduleWork = (tx, kind, payload, runAt) => {
+    const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
       carriedOn = true;
-      return ctx.continueIn(tx, payload, runAt, kind);
+      return ctx.continueIn(tx, type, payload, runAt);
     };
     await this.carrier.submitMessage(
       tx,

@@ -4,13 +4,14 @@
 // holds the database for long. Messages, numbers and verifications are the API's records and are kept.
 import type { Logger } from 'pino';
 import { enqueueJobOnce } from '../jobs/queue.js';
-import type { JobContext, JobHandler } from '../jobs/worker.js';
+import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { RETENTION_MS as IDEMPOTENCY_MS, deleteKeysBefore, keyCreatedAt } from '../idempotency/store.js';
 import type { Store, Tx } from '../store/db.js';
 import { webhookIdsBefore } from '../webhooks/sign.js';
 import { deleteEndedEvents, endedEventAt } from '../webhooks/queue.js';
 
-export const RETENTION_JOB = 'maintenance.retention';
+export const RETENTION_JOB = defineJob<Record<string, never>>('maintenance.retention');
 const EVERY_MS = 3_600_000;
 const CHUNK = 500;
 const DAY_MS = 86_400_000;
@@ -24,11 +25,11 @@ export class Retention {
 
   /** Makes sure the job exists (once per database, whatever the number of instances that start). */
   async schedule(): Promise<void> {
-    await this.store.transaction((tx) => enqueueJobOnce(tx, this.store.dialect, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB }));
+    await this.store.transaction((tx) => enqueueJobOnce(tx, this.store.dialect, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB.kind }));
   }
 
-  jobHandlers(): Record<string, JobHandler> {
-    return { [RETENTION_JOB]: (_job, ctx) => this.run(ctx) };
+  jobHandlers(): JobHandling[] {
+    return [RETENTION_JOB.handle((_job, ctx) => this.run(ctx))];
   }
 
   private async run(ctx: JobContext): Promise<void> {
@@ -36,7 +37,7 @@ export class Retention {
     const events = await this.purgeWebhookEvents(now - this.config.webhookRetentionDays * DAY_MS);
     const keys = await this.purgeIdempotencyKeys(new Date(now - IDEMPOTENCY_MS).toISOString());
     if (events || keys) this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
-    await ctx.store.transaction((tx) => ctx.continueIn(tx, {}, new Date(Date.now() + EVERY_MS)));
+    await ctx.store.transaction((tx) => ctx.continueIn(tx, RETENTION_JOB, {}, new Date(Date.now() + EVERY_MS)));
   }
 
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */

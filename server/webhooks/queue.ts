@@ -1,15 +1,10 @@
 // The webhook events as a durable queue of their own: recorded in the transaction of the change they report,
 // claimed under a lease once due (and only the oldest pending event of a resource, so each resource's events go
 // out in order), and released with the outcome of the attempt.
-import { EventEmitter } from 'node:events';
 import { sql, type Updateable } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
+import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
-
-/** Wakes the in-process delivery loop when an event became due now, so it need not wait for its next poll. */
-export const webhookSignal = new EventEmitter();
-webhookSignal.setMaxListeners(0);
 
 export type ClaimedEvent = Pick<WebhookEventRow, 'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'>;
 
@@ -22,7 +17,7 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
 export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>): Promise<void> {
   await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
-  tx.afterCommit(() => webhookSignal.emit('due'));
+  tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
 }
 
 /**

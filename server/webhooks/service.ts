@@ -4,13 +4,13 @@
 // attempt is recorded.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Store, Tx } from '../store/db.js';
+import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, type ClaimLoopOptions } from '../jobs/claim-loop.js';
 import { nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import { claimEvents, recordAttempt, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
+import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 
 
@@ -100,7 +100,7 @@ export class WebhookService {
       },
       (event) => this.deliver(event, workerId),
       this.logger,
-      { ...options, name: 'webhook delivery', wake: { emitter: webhookSignal, event: 'due' } },
+      { ...options, name: 'webhook delivery', wake: { emitter: this.store.signals, event: 'webhooks' satisfies QueueSignal } },
     );
   }
 
