@@ -2,14 +2,14 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
-import type { JobHandler } from './jobs/worker.js';
+import type { JobHandling } from './jobs/job.js';
 import { AccountService } from './accounts/service.js';
 import type { Carrier } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { WebhookService } from './webhooks/service.js';
 import { MessageService } from './messages/service.js';
 import { LookupService } from './lookups/service.js';
-import { AddressService, VERIFY_ADDRESS_JOB } from './addresses/service.js';
+import { AddressService } from './addresses/service.js';
 import { NumberService } from './numbers/service.js';
 import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
@@ -60,13 +60,13 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
 }
 
 /** Background work by job kind; each feature adds its kinds here. */
-export function jobHandlers(services: Services): Record<string, JobHandler> {
-  return {
+export function jobHandlers(services: Services): JobHandling[] {
+  return [
     ...services.carrier.jobHandlers(services.messages.pipeline),
     ...services.messages.pipeline.jobHandlers(),
-    [VERIFY_ADDRESS_JOB]: (job, ctx) => services.addresses.verify(job, ctx),
+    ...services.addresses.jobHandlers(),
     ...services.carrier.otp.otpJobHandlers(services.verify),
     ...services.verify.jobHandlers(),
     ...services.retention.jobHandlers(),
-  };
+  ];
 }

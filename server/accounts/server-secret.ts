@@ -1,6 +1,7 @@
 // The server secret that keys hashes of short secrets (OTP codes): SECRET_KEY, or one generated once and kept in the database.
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/db.js';
+import { serverSettingOnce } from './store.js';
 
 const NAME = 'secret_key';
 
@@ -8,11 +9,5 @@ export async function loadServerSecret(store: Store, configured: string | null):
   if (configured) return configured;
   const candidate = randomBytes(32).toString('base64url');
   // Several instances may start at once: the first insert wins and everyone reads the winner.
-  await store.db
-    .insertInto('server_settings')
-    .values({ name: NAME, value: candidate })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await store.db.selectFrom('server_settings').select('value').where('name', '=', NAME).executeTakeFirstOrThrow();
-  return row.value;
+  return serverSettingOnce(store.db, NAME, candidate);
 }

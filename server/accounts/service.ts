@@ -4,19 +4,10 @@ import type { AccountRow } from '../store/schema.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
-import { prepared } from '../store/prepared.js';
+import * as accounts from './store.js';
+import type { Account } from './store.js';
 
-/** Runs on every API request. */
-const accountByKeyHash = prepared((db, keyHash: string) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
-    .select(['accounts.sid', 'accounts.name', 'accounts.webhook_secret'])
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.date_revoked', 'is', null),
-);
-
-export type Account = Pick<AccountRow, 'sid' | 'name' | 'webhook_secret'>;
+export type { Account } from './store.js';
 
 export interface CreatedKey {
   key_sid: string;
@@ -48,18 +39,17 @@ export class AccountService {
     const account: AccountRow = { sid: newSid('account'), name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
     const keySid = newSid('apiKey');
     await this.store.transaction(async ({ db }) => {
-      await db.insertInto('accounts').values(account).execute();
-      await db.insertInto('api_keys').values({ sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null }).execute();
+      await accounts.insertAccount(db, account);
+      await accounts.insertApiKey(db, { sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null });
     });
     return { account, key: { key_sid: keySid, account_sid: account.sid, api_key: apiKey } };
   }
 
   async createKey(accountSid: string): Promise<CreatedKey | null> {
-    const account = await this.store.db.selectFrom('accounts').select('sid').where('sid', '=', accountSid).executeTakeFirst();
-    if (!account) return null;
+    if (!(await accounts.accountExists(this.store.db, accountSid))) return null;
     const apiKey = newApiKey();
     const keySid = newSid('apiKey');
-    await this.store.db.insertInto('api_keys').values({ sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: nowIso(), date_revoked: null }).execute();
+    await accounts.insertApiKey(this.store.db, { sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: nowIso(), date_revoked: null });
     return { key_sid: keySid, account_sid: accountSid, api_key: apiKey };
   }
 
@@ -68,26 +58,21 @@ export class AccountService {
     this.keyCache.clear();
     const column = keySidOrValue.startsWith('SK') && keySidOrValue.length === 34 ? 'sid' : 'key_hash';
     const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
-    const result = await this.store.db
-      .updateTable('api_keys')
-      .set({ date_revoked: nowIso() })
-      .where(column, '=', value)
-      .where('date_revoked', 'is', null)
-      .executeTakeFirst();
+    const revoked = await accounts.revokeApiKey(this.store.db, column, value, nowIso());
     // Again once done: a check that read the key before the update may have cached it meanwhile.
     this.keyCache.clear();
-    return Number(result.numUpdatedRows) > 0;
+    return revoked;
   }
 
   async findByApiKey(apiKey: string): Promise<Account | undefined> {
     const hash = hashApiKey(apiKey);
-    if (this.keyCacheMs === 0) return accountByKeyHash.first(this.store.db, hash);
+    if (this.keyCacheMs === 0) return accounts.accountByApiKeyHash(this.store.db, hash);
     const now = performance.now();
     const cached = this.keyCache.get(hash);
     if (cached && cached.until > now) return cached.account;
     if (cached) this.keyCache.delete(hash);
     else if (this.keyCache.size >= KEY_CACHE_SIZE) this.keyCache.delete(this.keyCache.keys().next().value!);
-    const entry = { account: accountByKeyHash.first(this.store.db, hash), until: now + this.keyCacheMs };
+    const entry = { account: accounts.accountByApiKeyHash(this.store.db, hash), until: now + this.keyCacheMs };
     this.keyCache.set(hash, entry);
     // An unknown key (or a failed read) is not remembered: a key created a moment later must work at once.
     const forget = () => {
@@ -100,13 +85,7 @@ export class AccountService {
   }
 
   async listAccounts() {
-    return this.store.db
-      .selectFrom('accounts')
-      .leftJoin('api_keys', (j) => j.onRef('api_keys.account_sid', '=', 'accounts.sid').on('api_keys.date_revoked', 'is', null))
-      .select(({ fn }) => ['accounts.sid', 'accounts.name', 'accounts.date_created', fn.count<number>('api_keys.sid').as('active_keys')])
-      .groupBy(['accounts.sid', 'accounts.name', 'accounts.date_created'])
-      .orderBy('accounts.date_created')
-      .execute();
+    return accounts.listAccounts(this.store.db);
   }
 
   /**
@@ -115,18 +94,13 @@ export class AccountService {
    */
   async ensureDefaultAccount(configuredKey: string | null): Promise<CreatedKey | null> {
     if (configuredKey) {
-      const existing = await this.store.db
-        .selectFrom('api_keys')
-        .select('date_revoked')
-        .where('key_hash', '=', hashApiKey(configuredKey))
-        .executeTakeFirst();
+      const existing = await accounts.apiKeyByHash(this.store.db, hashApiKey(configuredKey));
       if (existing?.date_revoked) throw new Error('TELEPHONY_API_KEY was revoked; set another key or unset it');
       if (existing) return null;
       const { key } = await this.createAccount('default', configuredKey);
       return { ...key, api_key: '(from TELEPHONY_API_KEY)' };
     }
-    const any = await this.store.db.selectFrom('accounts').select('sid').limit(1).executeTakeFirst();
-    if (any) return null;
+    if (await accounts.anyAccount(this.store.db)) return null;
     return (await this.createAccount('default')).key;
   }
 }

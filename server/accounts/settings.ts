@@ -4,6 +4,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
+import { accountWithSettings, setVerifyCallbackUrl } from './store.js';
 
 export type AccountRecord = components['schemas']['Account'];
 export type UpdateAccountInput = components['schemas']['UpdateAccountRequest'];
@@ -12,13 +13,7 @@ export class AccountSettingsService {
   constructor(private readonly store: Store) {}
 
   async get(accountSid: string): Promise<AccountRecord> {
-    const row = await this.store.db
-      .selectFrom('accounts')
-      .leftJoin('account_settings', 'account_settings.account_sid', 'accounts.sid')
-      .select(['accounts.sid', 'accounts.name', 'accounts.date_created', 'accounts.date_updated', 'account_settings.verify_callback_url'])
-      .select('account_settings.date_updated as settings_updated')
-      .where('accounts.sid', '=', accountSid)
-      .executeTakeFirst();
+    const row = await accountWithSettings(this.store.db, accountSid);
     if (!row) throw errors.noSuchAccount();
     const updated = row.settings_updated && row.settings_updated > row.date_updated ? row.settings_updated : row.date_updated;
     return { sid: row.sid, name: row.name, verify_callback_url: row.verify_callback_url ?? null, date_created: row.date_created, date_updated: updated };
@@ -28,11 +23,7 @@ export class AccountSettingsService {
     if (input.verify_callback_url !== undefined) {
       const url = input.verify_callback_url === '' ? null : input.verify_callback_url;
       const now = nowIso();
-      await this.store.db
-        .insertInto('account_settings')
-        .values({ account_sid: accountSid, verify_callback_url: url, date_updated: now })
-        .onConflict((oc) => oc.column('account_sid').doUpdateSet({ verify_callback_url: url, date_updated: now }))
-        .execute();
+      await setVerifyCallbackUrl(this.store.db, accountSid, url, now);
     }
     return this.get(accountSid);
   }

@@ -6,12 +6,14 @@ import type { Store } from '../store/db.js';
 import type { AddressRow } from '../store/schema.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
-import type { Page, PageRequest } from '../http/pagination.js';
+import type { Page, PageRequest } from '../store/pagination.js';
 import { isCountryCode } from '../numbers/countries.js';
+import { addressInUse } from '../numbers/store.js';
 import { AddressStore, type Address } from './store.js';
 import { postalCodeProblem } from './postal-codes.js';
 import { verificationTime } from './verification.js';
@@ -19,7 +21,7 @@ import { verificationTime } from './verification.js';
 export type AddressRecord = components['schemas']['Address'];
 export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
 
-export const VERIFY_ADDRESS_JOB = 'address.verify';
+export const VERIFY_ADDRESS_JOB = defineJob<{ sid: string }>('address.verify');
 
 export class AddressService {
   readonly addresses: AddressStore;
@@ -78,7 +80,7 @@ export class AddressService {
     try {
       await this.store.transaction(async (tx) => {
         if (!(await this.addresses.find(accountSid, sid, tx.db))) throw errors.noSuchAddress(sid);
-        if (await this.addresses.inUse(tx.db, sid)) throw inUse();
+        if (await addressInUse(tx.db, sid)) throw inUse();
         await this.addresses.delete(tx.db, accountSid, sid);
       });
     } catch (err) {
@@ -88,10 +90,14 @@ export class AddressService {
     }
   }
 
+  jobHandlers(): JobHandling[] {
+    return [VERIFY_ADDRESS_JOB.handle((job, ctx) => this.verify(job, ctx))];
+  }
+
   /** The verification job: checks the postal code against the country's format and settles the address. */
   async verify(job: Job<{ sid: string }>, ctx: JobContext): Promise<void> {
     await this.store.transaction(async (tx) => {
-      const row = await tx.db.selectFrom('addresses').selectAll().where('sid', '=', job.payload.sid).executeTakeFirst();
+      const row = await this.addresses.bySid(tx.db, job.payload.sid);
       if (row?.status === 'pending') {
         const problem = postalCodeProblem(row.iso_country, row.postal_code);
         await this.addresses.settle(tx.db, row.sid, { status: problem ? 'rejected' : 'verified', rejection_reason: problem }, nowIso());

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { AddressRow } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 
 export type Address = Selectable<AddressRow>;
 
@@ -17,6 +17,11 @@ export class AddressStore {
     return db.selectFrom('addresses').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
   }
 
+  /** Whatever its account (for background work). */
+  bySid(db: Db | Tx['db'], sid: string): Promise<Address | undefined> {
+    return db.selectFrom('addresses').selectAll().where('sid', '=', sid).executeTakeFirst();
+  }
+
   list(accountSid: string, page: PageRequest): Promise<Page<Address>> {
     return paginate(this.db.selectFrom('addresses').selectAll().where('account_sid', '=', accountSid), page);
   }
@@ -26,11 +31,6 @@ export class AddressStore {
     let q = this.db.selectFrom('addresses').selectAll().where('account_sid', '=', accountSid).where('status', '=', 'verified');
     if (isoCountry) q = q.where('iso_country', '=', isoCountry);
     return q.orderBy('date_created').orderBy('sid').limit(1).executeTakeFirst();
-  }
-
-  /** Whether any number uses the address. */
-  async inUse(db: Db | Tx['db'], sid: string): Promise<boolean> {
-    return Boolean(await db.selectFrom('incoming_numbers').select('sid').where('address_sid', '=', sid).limit(1).executeTakeFirst());
   }
 
   async delete(db: Tx['db'], accountSid: string, sid: string): Promise<boolean> {

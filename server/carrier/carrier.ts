@@ -2,7 +2,7 @@
 // A carrier takes outbound traffic inside the transaction that hands it over, and reports what the network
 // does later through a `CarrierReports` sink that the domain provides (so the carrier never calls up into it).
 import type { Tx } from '../store/db.js';
-import type { JobHandler } from '../jobs/worker.js';
+import type { JobHandling, JobType } from '../jobs/job.js';
 import type { OtpCarrier } from './otp.js';
 
 /** How a message travels. `whatsapp` is reserved for verification codes. */
@@ -48,10 +48,10 @@ export interface CarrierReports {
 }
 
 /**
- * Durably schedules a carrier's follow-up work (a job of `kind`) in the transaction of the hand-over, at most once
+ * Durably schedules a carrier's follow-up work (a job of `type`) in the transaction of the hand-over, at most once
  * per hand-over: the dispatching job carries on as that work.
  */
-export type ScheduleWork = (tx: Tx, kind: string, payload: unknown, runAt: Date) => Promise<void>;
+export type ScheduleWork = <P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, runAt: Date) => Promise<void>;
 
 export interface DestinationCapabilities {
   rcs: boolean;
@@ -71,7 +71,7 @@ export interface Carrier {
   /** Hands a message to the network inside the transaction that marks it `sending`. */
   submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void>;
   /** The carrier's own background work, reporting into `reports`. */
-  jobHandlers(reports: CarrierReports): Record<string, JobHandler>;
+  jobHandlers(reports: CarrierReports): JobHandling[];
   /** Verification codes by sms, voice call or WhatsApp (see otp.ts). */
   readonly otp: OtpCarrier;
 }

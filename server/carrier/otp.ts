@@ -2,7 +2,7 @@
 // it (voice). Like messages, a delivery is handed over inside the caller's transaction and its outcome comes back
 // later through a sink the domain provides (`OtpReports`), so the carrier never calls up into verification.
 import type { Db, Tx } from '../store/db.js';
-import type { JobHandler } from '../jobs/worker.js';
+import type { JobHandling } from '../jobs/job.js';
 
 export type OtpChannel = 'sms' | 'voice' | 'whatsapp';
 
@@ -44,7 +44,7 @@ export interface OtpCarrier {
   /** Hands a code to the network inside the transaction that records the send. */
   submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void>;
   /** The carrier's background work for code deliveries, reporting into `reports`. */
-  otpJobHandlers(reports: OtpReports): Record<string, JobHandler>;
+  otpJobHandlers(reports: OtpReports): JobHandling[];
   /** Present only on the sandbox network: the last code delivered to `to` for the account. */
   lastDeliveredCode?(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined>;
 }

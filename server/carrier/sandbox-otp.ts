@@ -6,11 +6,12 @@
 import type { Config } from '../config.js';
 import type { Db, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
-import type { JobHandler } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
 import { outcomeFor } from './sandbox-numbers.js';
+import { deliveredCode, keepDeliveredCode } from './store.js';
 
-export const SANDBOX_OTP_JOB = 'sandbox.otp';
+export const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
 
 /** The Calls tag's magic numbers that never answer, so a spoken code cannot get through. */
 export const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
@@ -41,13 +42,7 @@ export class SandboxOtp implements OtpCarrier {
       text: delivery.text,
       date_sent: new Date().toISOString(),
     };
-    await tx.db
-      .insertInto('sandbox_otp_deliveries')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['account_sid', 'to_number']).doUpdateSet({ verification_sid: row.verification_sid, channel: row.channel, code: row.code, text: row.text, date_sent: row.date_sent }),
-      )
-      .execute();
+    await keepDeliveredCode(tx, row);
   }
 
   private failureFor(to: string, channel: OtpChannel): Failure | null {
@@ -59,19 +54,19 @@ export class SandboxOtp implements OtpCarrier {
     return null;
   }
 
-  otpJobHandlers(reports: OtpReports): Record<string, JobHandler> {
-    return {
-      [SANDBOX_OTP_JOB]: async (job, ctx) => {
+  otpJobHandlers(reports: OtpReports): JobHandling[] {
+    return [
+      SANDBOX_OTP_JOB.handle(async (job, ctx) => {
         await ctx.store.transaction(async (tx) => {
-          await reports.otpStatus(tx, job.payload as OtpReport);
+          await reports.otpStatus(tx, job.payload);
           await ctx.finishIn(tx);
         });
-      },
-    };
+      }),
+    ];
   }
 
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
-    const row = await db.selectFrom('sandbox_otp_deliveries').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).executeTakeFirst();
+    const row = await deliveredCode(db, accountSid, to);
     return row && { to: row.to_number, code: row.code, text: row.text, verificationSid: row.verification_sid, channel: row.channel, dateSent: row.date_sent };
   }
 }

@@ -3,25 +3,14 @@
 // loses nothing. Delivery to a number held on this platform also arrives there as an inbound message.
 import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
-import type { JobHandler } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage, ScheduleWork } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
-import { prepared } from '../store/prepared.js';
+import { holdSendSlot, moveSendSlot } from './store.js';
 
-const addSlotRow = prepared((db, from: string) =>
-  db
-    .insertInto('carrier_send_slots')
-    .values({ from_number: from, next_at: '' })
-    .onConflict((oc) => oc.column('from_number').doNothing()),
-);
-const slotOf = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from));
-const slotForUpdate = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate());
-const moveSlot = prepared((db, from: string, nextAt: string) => db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from));
-
-export const SANDBOX_MESSAGE_JOB = 'sandbox.message';
 
 type SandboxConfig = Pick<
   Config,
@@ -38,6 +27,8 @@ interface StepJob {
   steps: Step[];
   index: number;
 }
+
+export const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
 
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
@@ -57,19 +48,16 @@ export class SandboxCarrier implements Carrier {
 
   async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
     const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
-    await addSlotRow.run(tx.db, from);
-    // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
-    const row = await (this.dialect === 'postgres' ? slotForUpdate : slotOf).first(tx.db, from);
-    if (!row) throw new Error(`no send slot row for ${from}`);
-    const slot = Math.max(Date.now(), row.next_at ? Date.parse(row.next_at) : 0);
+    const nextAt = await holdSendSlot(tx, this.dialect, from);
+    const slot = Math.max(Date.now(), nextAt ? Date.parse(nextAt) : 0);
     if (slot > notAfter.getTime()) return null;
-    await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
+    await moveSendSlot(tx, from, new Date(slot + intervalMs).toISOString());
     return new Date(slot);
   }
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, new Date(Date.now() + steps[0].afterMs));
+    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, new Date(Date.now() + steps[0].afterMs));
   }
 
   private plan(message: OutboundMessage): Step[] {
@@ -91,10 +79,10 @@ export class SandboxCarrier implements Carrier {
     return [sent, delivered, ...read];
   }
 
-  jobHandlers(reports: CarrierReports): Record<string, JobHandler> {
-    return {
-      [SANDBOX_MESSAGE_JOB]: async (job, ctx) => {
-        const { message, steps, index } = job.payload as StepJob;
+  jobHandlers(reports: CarrierReports): JobHandling[] {
+    return [
+      SANDBOX_MESSAGE_JOB.handle(async (job, ctx) => {
+        const { message, steps, index } = job.payload;
         const step = steps[index];
         await ctx.store.transaction(async (tx) => {
           await reports.messageStatus(tx, { sid: message.sid, ...step.report });
@@ -111,10 +99,10 @@ export class SandboxCarrier implements Carrier {
             });
           }
           const next = steps[index + 1];
-          if (next) await ctx.continueIn(tx, { message, steps, index: index + 1 } satisfies StepJob, new Date(Date.now() + next.afterMs));
+          if (next) await ctx.continueIn(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: index + 1 }, new Date(Date.now() + next.afterMs));
           else await ctx.finishIn(tx);
         });
-      },
-    };
+      }),
+    ];
   }
 }

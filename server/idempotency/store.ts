@@ -1,5 +1,5 @@
 // Idempotency records: one per (account, operation, key), claimed before the work and completed with its response.
-import type { Db } from '../store/db.js';
+import type { Db, Tx } from '../store/db.js';
 import type { IdempotencyKeyRow } from '../store/schema.js';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
@@ -67,4 +67,22 @@ export async function complete(db: Db, scope: Scope, status: number, body: unkno
 /** Forgets a claim whose request failed, so the same key can be retried. */
 export async function release(db: Db, scope: Scope): Promise<void> {
   await where(scope)(db.deleteFrom('idempotency_keys')).where('state', '=', 'running').execute();
+}
+
+const keysBefore = (db: Db | Tx['db'], before: string) =>
+  db.selectFrom('idempotency_keys').select('date_created').where('date_created', '<', before);
+
+/** The creation time of the `n`th oldest record made before `before`: where a chunk of them ends. */
+export async function keyCreatedAt(db: Db, before: string, n: number): Promise<string | undefined> {
+  return (await keysBefore(db, before).orderBy('date_created').limit(1).offset(n - 1).executeTakeFirst())?.date_created;
+}
+
+/** Deletes the records made before `before` (and up to `upTo`, when given); returns how many went. */
+export async function deleteKeysBefore(db: Tx['db'], before: string, upTo: string | undefined): Promise<bigint> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('date_created', '<', before)
+    .$if(upTo !== undefined, (q) => q.where('date_created', '<=', upTo!))
+    .executeTakeFirst();
+  return result.numDeletedRows;
 }

@@ -1,9 +1,9 @@
 // The durable job table: enqueue inside the caller's transaction, claim with a lease, finish or retry.
-import { EventEmitter } from 'node:events';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
+import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
-import { prepared } from '../store/prepared.js';
+import { prepared } from '../store/sqlite/prepared.js';
+import type { JobType } from './job.js';
 
 export interface Job<P = unknown> {
   id: number;
@@ -22,20 +22,16 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** Wakes the in-process workers when a job becomes due now, so they need not wait for their next poll. */
-export const jobSignal = new EventEmitter();
-jobSignal.setMaxListeners(0);
-
 const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
 const deleteJob = prepared((db, id: number, workerId: string) => db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId));
 const updateHeldJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
   db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
 
-export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
+export async function enqueueJob<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<void> {
   const runAt = options.runAt ?? new Date();
   await insertJob.run(tx.db, {
-    kind,
+    kind: type.kind,
     payload: JSON.stringify(payload),
     run_at: runAt.toISOString(),
     max_attempts: options.maxAttempts ?? 10,
@@ -45,7 +41,7 @@ export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options
     last_error: null,
     date_created: new Date().toISOString(),
   });
-  if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
+  if (runAt.getTime() <= Date.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
 }
 
 /**
@@ -53,10 +49,10 @@ export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options
  * On PostgreSQL, instances starting at the same moment take turns on a lock of the kind held to the end of their
  * transactions, so the second sees the first's job instead of adding its own; SQLite has one writer at a time.
  */
-export async function enqueueJobOnce(tx: Tx, dialect: Dialect, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`jobs.once:${kind}`}))`.execute(tx.db);
-  const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', kind).executeTakeFirst();
-  if (!existing) await enqueueJob(tx, kind, payload, options);
+export async function enqueueJobOnce<P>(tx: Tx, dialect: Dialect, type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`jobs.once:${type.kind}`}))`.execute(tx.db);
+  const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', type.kind).executeTakeFirst();
+  if (!existing) await enqueueJob(tx, type, payload, options);
 }
 
 /**

@@ -1,23 +1,22 @@
 // Runs due jobs: claims a batch (see claim-loop.ts), runs each through the handler of its kind, finishes or retries it.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Store, Tx } from '../store/db.js';
-import { claimJobs, continueJob, finishJob, jobSignal, retryJob, type Job } from './queue.js';
+import type { QueueSignal, Store, Tx } from '../store/db.js';
+import { claimJobs, continueJob, finishJob, retryJob, type Job } from './queue.js';
 import { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
+import type { JobHandling, JobType } from './job.js';
 
 export interface JobContext {
   store: Store;
   /** Finish the job inside the handler's own transaction, so its effect and its completion commit together. */
   finishIn(tx: Tx): Promise<void>;
   /**
-   * Instead of finishing, keep the job for a next step with `payload` at `runAt` (as a job of `kind`, when the next
-   * step is other work), in the handler's transaction: one update of its row instead of a delete and an insert
-   * (multi-step work such as a message's dispatch and then the sandbox's reports).
+   * Instead of finishing, keep the job for a next step: a job of `type` (its own, or other work) with `payload` at
+   * `runAt`, in the handler's transaction: one update of its row instead of a delete and an insert (multi-step work
+   * such as a message's dispatch and then the sandbox's reports).
    */
-  continueIn(tx: Tx, payload: unknown, runAt: Date, kind?: string): Promise<void>;
+  continueIn<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, runAt: Date): Promise<void>;
 }
-
-export type JobHandler = (job: Job<any>, ctx: JobContext) => Promise<void>;
 
 /** Thrown by a handler to be tried again after a chosen delay rather than the default backoff. */
 export class RetryLater extends Error {
@@ -38,20 +37,25 @@ export type WorkerOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
 export class JobWorker {
   readonly workerId: string;
   private readonly loop: ClaimLoop<Job>;
+  private readonly handlers = new Map<string, JobHandling>();
 
   constructor(
     private readonly store: Store,
-    private readonly handlers: Record<string, JobHandler>,
+    jobs: readonly JobHandling[],
     private readonly logger: Logger,
     options: WorkerOptions,
   ) {
+    for (const job of jobs) {
+      if (this.handlers.has(job.kind)) throw new Error(`two handlers for job kind "${job.kind}"`);
+      this.handlers.set(job.kind, job);
+    }
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
     this.loop = new ClaimLoop<Job>(
       (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs),
       (job) => this.runOne(job),
       logger,
-      { ...options, name: 'job worker', wake: { emitter: jobSignal, event: 'due' } },
+      { ...options, name: 'job worker', wake: { emitter: store.signals, event: 'jobs' satisfies QueueSignal } },
     );
   }
 
@@ -70,7 +74,7 @@ export class JobWorker {
   }
 
   private async runOne(job: Job): Promise<void> {
-    const handler = this.handlers[job.kind];
+    const handler = this.handlers.get(job.kind);
     let finished = false;
     const ctx: JobContext = {
       store: this.store,
@@ -78,15 +82,15 @@ export class JobWorker {
         finished = true;
         if (!(await finishJob(tx.db, job, this.workerId))) throw new Error(`job ${job.id} lease lost`);
       },
-      continueIn: async (tx, payload, runAt, kind) => {
+      continueIn: async (tx, type, payload, runAt) => {
         finished = true;
-        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, kind))) throw new Error(`job ${job.id} lease lost`);
-        if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
+        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, type.kind))) throw new Error(`job ${job.id} lease lost`);
+        if (runAt.getTime() <= Date.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
       },
     };
     try {
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);
-      await handler(job, ctx);
+      await handler.run(job, ctx);
       if (!finished) await finishJob(this.store.db, job, this.workerId);
     } catch (err) {
       const delay = err instanceof RetryLater ? err.delayMs : backoffMs(job.attempts);

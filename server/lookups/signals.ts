@@ -2,6 +2,9 @@
 // (a batch of 1000 numbers costs the same few queries as one). Counts span every account: spam is a
 // property of the number, not of who asks.
 import type { Db } from '../store/db.js';
+import { heldAmong } from '../numbers/store.js';
+import { outboundOutcomesSince, outboundVolumeSince } from '../messages/store.js';
+import { sendsAndApprovalsSince } from '../verify/store.js';
 import { NOTHING_SEEN, type PlatformSignals } from './spam-score.js';
 
 export async function gatherPlatformSignals(db: Db, numbers: string[], now: number = Date.now()): Promise<Map<string, PlatformSignals>> {
@@ -9,7 +12,7 @@ export async function gatherPlatformSignals(db: Db, numbers: string[], now: numb
   const signals = new Map<string, PlatformSignals>(unique.map((n) => [n, { ...NOTHING_SEEN }]));
   if (unique.length === 0) return signals;
   const [held, traffic, verifications] = await Promise.all([
-    heldNumbers(db, unique),
+    heldAmong(db, unique),
     messageTraffic(db, unique, now),
     verificationTraffic(db, unique, now),
   ]);
@@ -19,11 +22,6 @@ export async function gatherPlatformSignals(db: Db, numbers: string[], now: numb
 }
 
 type Counts = Partial<Omit<PlatformSignals, 'held'>>;
-
-async function heldNumbers(db: Db, numbers: string[]): Promise<string[]> {
-  const rows = await db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', numbers).execute();
-  return rows.map((r) => r.phone_number);
-}
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -37,27 +35,8 @@ async function messageTraffic(db: Db, numbers: string[], now: number): Promise<M
   const hourAgo = new Date(now - HOUR_MS).toISOString();
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const [volume, outcomes] = await Promise.all([
-    db
-      .selectFrom('messages')
-      .select((eb) => ['from_number', eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('to_number').distinct().as('recipients')])
-      .where('from_number', 'in', numbers)
-      .where('direction', 'in', OUTBOUND)
-      .where('date_created', '>=', hourAgo)
-      .groupBy('from_number')
-      .execute(),
-    db
-      .selectFrom('messages')
-      .select((eb) => [
-        'from_number',
-        eb.fn.countAll<number>().as('finished'),
-        eb.fn.sum<number>(eb.case().when('status', 'in', FAILED).then(1).else(0).end()).as('failed'),
-      ])
-      .where('from_number', 'in', numbers)
-      .where('direction', 'in', OUTBOUND)
-      .where('date_created', '>=', dayAgo)
-      .where('status', 'in', FINISHED)
-      .groupBy('from_number')
-      .execute(),
+    outboundVolumeSince(db, numbers, OUTBOUND, hourAgo),
+    outboundOutcomesSince(db, numbers, OUTBOUND, FINISHED, FAILED, dayAgo),
   ]);
   const counts = new Map<string, Counts>();
   const entry = (n: string) => counts.get(n) ?? counts.set(n, {}).get(n)!;
@@ -70,17 +49,6 @@ async function messageTraffic(db: Db, numbers: string[], now: number): Promise<M
 /** Verification codes sent to each number in the last day, and how many of the verifications behind them were approved. */
 async function verificationTraffic(db: Db, numbers: string[], now: number): Promise<Map<string, Counts>> {
   const dayAgo = new Date(now - DAY_MS).toISOString();
-  const rows = await db
-    .selectFrom('verification_sends as s')
-    .innerJoin('verifications as v', 'v.sid', 's.verification_sid')
-    .select((eb) => [
-      's.to_number',
-      eb.fn.countAll<number>().as('sends'),
-      eb.fn.count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end()).distinct().as('approved'),
-    ])
-    .where('s.to_number', 'in', numbers)
-    .where('s.date_sent', '>=', dayAgo)
-    .groupBy('s.to_number')
-    .execute();
+  const rows = await sendsAndApprovalsSince(db, numbers, dayAgo);
   return new Map(rows.map((row) => [row.to_number, { verificationSendsLastDay: Number(row.sends), verificationsApprovedLastDay: Number(row.approved) }]));
 }

@@ -4,20 +4,22 @@ import type { Carrier, CarrierReports, InboundMessage, MessageReport, ScheduleWo
 import type { Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { enqueueJob } from '../jobs/queue.js';
-import type { JobContext, JobHandler } from '../jobs/worker.js';
+import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { incomingNumber, messageBySid, transition } from './store.js';
+import { insertMessage, messageBySid, transition } from './store.js';
+import { incomingNumber } from '../numbers/store.js';
 import { countSegments } from './segments.js';
-
-export const DISPATCH_JOB = 'message.dispatch';
 
 interface DispatchJob {
   sid: string;
   /** The send slot already reserved for this message, when the first run had to wait for it. */
   slot?: string;
 }
+
+export const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch');
 
 /** Which statuses a report may follow: a report that arrives out of place changes nothing. */
 const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
@@ -29,7 +31,7 @@ const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
 };
 
 export async function enqueueDispatch(tx: Tx, sid: string, runAt?: Date): Promise<void> {
-  await enqueueJob(tx, DISPATCH_JOB, { sid } satisfies DispatchJob, { runAt });
+  await enqueueJob(tx, DISPATCH_JOB, { sid }, { runAt });
 }
 
 export class MessagePipeline implements CarrierReports {
@@ -38,8 +40,8 @@ export class MessagePipeline implements CarrierReports {
     private readonly events: MessageEvents,
   ) {}
 
-  jobHandlers(): Record<string, JobHandler> {
-    return { [DISPATCH_JOB]: (job, ctx) => this.dispatch(job.payload as DispatchJob, ctx) };
+  jobHandlers(): JobHandling[] {
+    return [DISPATCH_JOB.handle((job, ctx) => this.dispatch(job.payload, ctx))];
   }
 
   private async dispatch({ sid, slot }: DispatchJob, ctx: JobContext): Promise<void> {
@@ -56,7 +58,7 @@ export class MessagePipeline implements CarrierReports {
    */
   private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined, ctx: JobContext): Promise<boolean> {
     const tryAgain = async (job: DispatchJob, runAt: Date) => {
-      await ctx.continueIn(tx, job, runAt);
+      await ctx.continueIn(tx, DISPATCH_JOB, job, runAt);
       return true;
     };
     const now = Date.now();
@@ -80,9 +82,9 @@ export class MessagePipeline implements CarrierReports {
     if (!sending) return false;
     await this.events.statusChanged(tx, sending);
     let carriedOn = false;
-    const carryOn: ScheduleWork = (tx, kind, payload, runAt) => {
+    const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
       carriedOn = true;
-      return ctx.continueIn(tx, payload, runAt, kind);
+      return ctx.continueIn(tx, type, payload, runAt);
     };
     await this.carrier.submitMessage(
       tx,
@@ -122,7 +124,7 @@ export class MessagePipeline implements CarrierReports {
     if (!number) return;
     const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
     const row = inboundRow(number.account_sid, inbound);
-    await tx.db.insertInto('messages').values(row).execute();
+    await insertMessage(tx.db, row);
     // A reply arriving at a number that answers with replies would ping-pong forever: only first messages get one.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }

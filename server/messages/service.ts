@@ -5,7 +5,7 @@ import type { Carrier } from '../carrier/carrier.js';
 import type { Store, Tx } from '../store/db.js';
 import type { MessageRow } from '../store/schema.js';
 import type { WebhookService } from '../webhooks/service.js';
-import type { PageRequest } from '../http/pagination.js';
+import type { PageRequest } from '../store/pagination.js';
 import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
@@ -14,6 +14,7 @@ import { MessagePipeline, enqueueDispatch, inboundRow } from './pipeline.js';
 import { parseReplies } from './replies.js';
 import { countSegments } from './segments.js';
 import * as messages from './store.js';
+import { incomingNumber } from '../numbers/store.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 
 export const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
@@ -90,7 +91,7 @@ export class MessageService {
 
     const run = async (tx: Tx) => {
       if (!options.trustedFrom) {
-        const number = await messages.incomingNumber(tx.db, input.from);
+        const number = await incomingNumber(tx.db, input.from);
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
       const requested = input.channel ?? 'auto';
@@ -168,7 +169,7 @@ export class MessageService {
     const media = input.media_url ?? [];
     if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
     return this.store.transaction(async (tx) => {
-      const number = await messages.incomingNumber(tx.db, input.to);
+      const number = await incomingNumber(tx.db, input.to);
       if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);
       const row = inboundRow(accountSid, { from: input.from, to: input.to, body: input.body ?? '', mediaUrls: media, channel: 'sms' });
       await messages.insertMessage(tx.db, row);

@@ -2,9 +2,9 @@
 // happens once even when two workers race for it.
 import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
-import type { IncomingNumberRow, MessageRow, MessageStatus } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
-import { prepared } from '../store/prepared.js';
+import type { MessageRow, MessageStatus } from '../store/schema.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
 
@@ -21,7 +21,7 @@ export interface MessageFilters {
 
 type Change = Updateable<MessageRow> & { status: MessageStatus; date_updated: string };
 
-// The statements of the message pipeline, compiled once (see store/prepared.ts).
+// The statements of the message pipeline, compiled once (see store/sqlite/prepared.ts).
 const insertRow = prepared((db, row: MessageRow) => db.insertInto('messages').values(row));
 const selectOwned = prepared((db, accountSid: string, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid));
 const selectBySid = prepared((db, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid));
@@ -30,9 +30,6 @@ const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set:
 );
 const updateScheduledIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
   db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).where('send_at', '>', sendAtAfter).returningAll(),
-);
-const selectIncomingNumber = prepared((db, phoneNumber: string) =>
-  db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber),
 );
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {
@@ -74,7 +71,38 @@ export function listMessages(db: Db, accountSid: string, filters: MessageFilters
   return paginate(query, page);
 }
 
-/** The platform record of a number: who holds it and where its inbound webhooks go. */
-export function incomingNumber(db: Conn, phoneNumber: string): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
-  return selectIncomingNumber.first(db, phoneNumber);
+/** Outbound messages (of `directions`) from each of `numbers` since `since`: how many, and to how many recipients. */
+export function outboundVolumeSince(db: Db, numbers: string[], directions: readonly MessageRow['direction'][], since: string) {
+  return db
+    .selectFrom('messages')
+    .select((eb) => ['from_number', eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('to_number').distinct().as('recipients')])
+    .where('from_number', 'in', numbers)
+    .where('direction', 'in', directions)
+    .where('date_created', '>=', since)
+    .groupBy('from_number')
+    .execute();
+}
+
+/** Outbound messages from each of `numbers` since `since` that ended in `finished`, and how many of them in `failed`. */
+export function outboundOutcomesSince(
+  db: Db,
+  numbers: string[],
+  directions: readonly MessageRow['direction'][],
+  finished: readonly MessageStatus[],
+  failed: readonly MessageStatus[],
+  since: string,
+) {
+  return db
+    .selectFrom('messages')
+    .select((eb) => [
+      'from_number',
+      eb.fn.countAll<number>().as('finished'),
+      eb.fn.sum<number>(eb.case().when('status', 'in', failed).then(1).else(0).end()).as('failed'),
+    ])
+    .where('from_number', 'in', numbers)
+    .where('direction', 'in', directions)
+    .where('date_created', '>=', since)
+    .where('status', 'in', finished)
+    .groupBy('from_number')
+    .execute();
 }

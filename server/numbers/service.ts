@@ -6,7 +6,7 @@ import type { AddressStore } from '../addresses/store.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
-import type { Page, PageRequest } from '../http/pagination.js';
+import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';

@@ -1,8 +1,32 @@
 // SQL for incoming (provisioned) numbers. The unique index on phone_number decides who holds a number.
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from '../store/db.js';
+import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
-import { paginate, type Page, type PageRequest } from '../http/pagination.js';
+import { paginate, type Page, type PageRequest } from '../store/pagination.js';
+import { prepared } from '../store/sqlite/prepared.js';
+
+type Conn = Db | Tx['db'];
+
+const selectIncomingNumber = prepared((db, phoneNumber: string) =>
+  db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber),
+);
+
+/** The platform record of a number: who holds it and where its inbound webhooks go. */
+export function incomingNumber(db: Conn, phoneNumber: string): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
+  return selectIncomingNumber.first(db, phoneNumber);
+}
+
+/** Which of these E.164 numbers some account holds. */
+export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
+  if (phoneNumbers.length === 0) return new Set();
+  const rows = await db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers).execute();
+  return new Set(rows.map((r) => r.phone_number));
+}
+
+/** Whether any number uses the address. */
+export async function addressInUse(db: Conn, addressSid: string): Promise<boolean> {
+  return Boolean(await db.selectFrom('incoming_numbers').select('sid').where('address_sid', '=', addressSid).limit(1).executeTakeFirst());
+}
 
 export type IncomingNumber = Selectable<IncomingNumberRow>;
 
@@ -16,10 +40,8 @@ export class NumberStore {
   constructor(private readonly db: Db) {}
 
   /** Which of these E.164 numbers some account holds. */
-  async heldAmong(phoneNumbers: string[]): Promise<Set<string>> {
-    if (phoneNumbers.length === 0) return new Set();
-    const rows = await this.db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers).execute();
-    return new Set(rows.map((r) => r.phone_number));
+  heldAmong(phoneNumbers: string[]): Promise<Set<string>> {
+    return heldAmong(this.db, phoneNumbers);
   }
 
   /** Inserts the row; false when another account (or this one) already holds the number. */

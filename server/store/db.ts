@@ -1,4 +1,5 @@
 // Opens the database (embedded SQLite by default, PostgreSQL with a URL) and applies migrations.
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -7,9 +8,9 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor } from './migrations/index.js';
-import { GroupCommit } from './group-commit.js';
-import { WalCheckpointer } from './checkpointer.js';
-import { registerConnection } from './prepared.js';
+import { GroupCommit } from './sqlite/group-commit.js';
+import { WalCheckpointer } from './sqlite/checkpointer.js';
+import { registerConnection } from './sqlite/prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -18,7 +19,12 @@ export type Db = Kysely<Database>;
 export interface Tx {
   db: Transaction<Database>;
   afterCommit(fn: () => void): void;
+  /** Its store's wake-ups (see Store.signals), for a queue to wake its loop once the work it added is committed. */
+  signals: EventEmitter;
 }
+
+/** The events of Store.signals: a queue's work became due now. */
+export type QueueSignal = 'jobs' | 'webhooks';
 
 export interface StoreOptions {
   /** postgres://... ; when absent, SQLite in `dataDir`. */
@@ -32,6 +38,12 @@ export interface StoreOptions {
 }
 
 export class Store {
+  /**
+   * Wakes this store's in-process queue loops (an event per QueueSignal) when work became due now, so they need not
+   * wait for their next poll. One per store, not per process: two servers in one process do not wake each other.
+   */
+  readonly signals = new EventEmitter().setMaxListeners(0);
+
   constructor(
     readonly db: Db,
     readonly dialect: Dialect,
@@ -48,7 +60,7 @@ export class Store {
       this.grouped = null;
       return;
     }
-    const grouped = new GroupCommit(db, sqlite.file);
+    const grouped = new GroupCommit(db, sqlite.file, this.signals);
     this.grouped = grouped;
     this.checkpointer = new WalCheckpointer(sqlite.path, {
       finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
@@ -84,7 +96,7 @@ export class Store {
     const hooks: (() => void)[] = [];
     const result = await this.db.transaction().execute((trx) => {
       registerConnection(trx, this.dialect);
-      return fn({ db: trx, afterCommit: (h) => hooks.push(h) });
+      return fn({ db: trx, afterCommit: (h) => hooks.push(h), signals: this.signals });
     });
     for (const hook of hooks) hook();
     return result;

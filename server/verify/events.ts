@@ -3,7 +3,8 @@
 import type { Tx } from '../store/db.js';
 import type { VerificationRow } from '../store/schema.js';
 import type { WebhookService } from '../webhooks/service.js';
-import { sendsOf, verifyCallbackUrl } from './store.js';
+import { verifyCallbackUrl } from '../accounts/store.js';
+import { sendsOf } from './store.js';
 import { verificationView } from './view.js';
 
 export class VerificationEvents {

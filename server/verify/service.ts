@@ -9,7 +9,8 @@ import type { VerificationRow } from '../store/schema.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { components } from '../../generated/openapi.js';
 import { enqueueJob } from '../jobs/queue.js';
-import type { JobContext, JobHandler } from '../jobs/worker.js';
+import type { JobContext } from '../jobs/worker.js';
+import { defineJob, type JobHandling } from '../jobs/job.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
@@ -24,7 +25,7 @@ export type SendVerificationInput = components['schemas']['SendVerificationReque
 export type CheckVerificationInput = components['schemas']['CheckVerificationRequest'];
 export type SandboxVerificationCode = components['schemas']['SandboxVerificationCode'];
 
-export const EXPIRE_JOB = 'verification.expire';
+export const EXPIRE_JOB = defineJob<{ sid: string }>('verification.expire');
 
 export const LIMITS = {
   /** Sends (first and re-sends) to one number per account within `sendWindowMs`. */
@@ -98,14 +99,7 @@ export class VerificationService implements OtpReports {
       let code: string;
       if (pending && kept) {
         code = kept;
-        const resent = await tx.db
-          .updateTable('verifications')
-          .set({ channel: input.channel, date_updated: sentAt })
-          .where('sid', '=', pending.sid)
-          .where('status', '=', 'pending')
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        row = resent;
+        row = await verifications.resendPending(tx.db, pending.sid, input.channel, sentAt);
       } else {
         const sid = newSid('verification');
         code = newCode(codeLength);
@@ -236,8 +230,8 @@ export class VerificationService implements OtpReports {
     if (failed) await this.events.statusChanged(tx, failed);
   }
 
-  jobHandlers(): Record<string, JobHandler> {
-    return { [EXPIRE_JOB]: (job, ctx) => this.expireJob(job.payload.sid as string, ctx) };
+  jobHandlers(): JobHandling[] {
+    return [EXPIRE_JOB.handle((job, ctx) => this.expireJob(job.payload.sid, ctx))];
   }
 
   private async expireJob(sid: string, ctx: JobContext): Promise<void> {

@@ -73,6 +73,17 @@ export function endPending(db: Conn, sid: string, set: Updateable<VerificationRo
   return db.updateTable('verifications').set({ ...set, code_sealed: null }).where('sid', '=', sid).where('status', '=', 'pending').returningAll().executeTakeFirst();
 }
 
+/** Records a re-send of a pending verification on `channel`; throws when it is no longer pending. */
+export function resendPending(db: Conn, sid: string, channel: VerificationChannel, now: string): Promise<VerificationRow> {
+  return db
+    .updateTable('verifications')
+    .set({ channel, date_updated: now })
+    .where('sid', '=', sid)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** Counts one wrong code against a pending verification; returns the updated row, or undefined when not pending. */
 export function countWrongCode(db: Conn, sid: string, now: string) {
   return db
@@ -84,19 +95,26 @@ export function countWrongCode(db: Conn, sid: string, now: string) {
     .executeTakeFirst();
 }
 
+/** Codes sent to each of `numbers` since `since`, and how many of the verifications behind them were approved. */
+export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: string) {
+  return db
+    .selectFrom('verification_sends as s')
+    .innerJoin('verifications as v', 'v.sid', 's.verification_sid')
+    .select((eb) => [
+      's.to_number',
+      eb.fn.countAll<number>().as('sends'),
+      eb.fn.count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end()).distinct().as('approved'),
+    ])
+    .where('s.to_number', 'in', numbers)
+    .where('s.date_sent', '>=', since)
+    .groupBy('s.to_number')
+    .execute();
+}
+
 /**
  * Serializes sends of one account on PostgreSQL until the transaction ends, so the rate limits count exactly
  * under concurrency. SQLite runs one write transaction at a time already.
  */
 export async function lockAccountSends(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${'verify:' + accountSid}))`.execute(tx.db);
-}
-
-export function verifyCallbackUrl(db: Conn, accountSid: string): Promise<string | null> {
-  return db
-    .selectFrom('account_settings')
-    .select('verify_callback_url')
-    .where('account_sid', '=', accountSid)
-    .executeTakeFirst()
-    .then((row) => row?.verify_callback_url ?? null);
 }

@@ -1,19 +1,15 @@
 // The webhook events as a durable queue of their own: recorded in the transaction of the change they report,
 // claimed under a lease once due (and only the oldest pending event of a resource, so each resource's events go
 // out in order), and released with the outcome of the attempt.
-import { EventEmitter } from 'node:events';
 import { sql, type Updateable } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
-import type { WebhookEventRow } from '../store/schema.js';
-import { prepared } from '../store/prepared.js';
-
-/** Wakes the in-process delivery loop when an event became due now, so it need not wait for its next poll. */
-export const webhookSignal = new EventEmitter();
-webhookSignal.setMaxListeners(0);
+import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
+import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 export type ClaimedEvent = Pick<WebhookEventRow, 'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'>;
 
 const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
+const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
 const releaseHeld = prepared((db, id: string, workerId: string, change: Updateable<WebhookEventRow>) =>
   db.updateTable('webhook_events').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
@@ -21,7 +17,7 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
 export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>): Promise<void> {
   await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
-  tx.afterCommit(() => webhookSignal.emit('due'));
+  tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
 }
 
 /**
@@ -67,4 +63,24 @@ export interface Outcome {
 export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
   const change = { attempts: outcome.attempts, status: outcome.status, run_at: outcome.runAt, locked_by: null, locked_until: null, date_updated: outcome.now };
   return (await releaseHeld.run(db, id, workerId, change)) === 1;
+}
+
+/** Records one delivery attempt of an event, in the transaction that releases it. */
+export async function recordAttempt(db: Tx['db'], attempt: Omit<WebhookAttemptRow, 'id'>): Promise<void> {
+  await insertAttempt.run(db, attempt);
+}
+
+const endedBelow = (db: Db | Tx['db'], below: string) =>
+  db.selectFrom('webhook_events').select('id').where('id', '<', below).where('status', '<>', 'pending');
+
+/** The id of the `n`th ended (delivered or given up) event with an id below `below`: where a chunk of them ends. */
+export async function endedEventAt(db: Db, below: string, n: number): Promise<string | undefined> {
+  return (await endedBelow(db, below).orderBy('id').limit(1).offset(n - 1).executeTakeFirst())?.id;
+}
+
+/** Deletes the ended events below `below` (and up to `upTo`, when given) with their attempts; returns how many went. */
+export async function deleteEndedEvents(db: Tx['db'], below: string, upTo: string | undefined): Promise<bigint> {
+  const ended = upTo ? endedBelow(db, below).where('id', '<=', upTo) : endedBelow(db, below);
+  await db.deleteFrom('webhook_attempts').where('event_id', 'in', ended).execute();
+  return (await db.deleteFrom('webhook_events').where('id', 'in', ended).executeTakeFirst()).numDeletedRows;
 }

@@ -4,18 +4,15 @@
 // attempt is recorded.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Store, Tx } from '../store/db.js';
+import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, type ClaimLoopOptions } from '../jobs/claim-loop.js';
 import { nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import { claimEvents, recordEvent, releaseEvent, webhookSignal, type ClaimedEvent } from './queue.js';
-import { prepared } from '../store/prepared.js';
-import type { WebhookAttemptRow } from '../store/schema.js';
+import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
+import { webhookSecrets } from '../accounts/store.js';
 
-const secretsOf = prepared((db, accountSids: string[]) => db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids));
-const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
 
 /** A claimed event with what signing it needs. */
 type DueEvent = ClaimedEvent & { secret: string | undefined };
@@ -98,12 +95,12 @@ export class WebhookService {
         const events = await claimEvents(this.store.db, this.store.dialect, workerId, limit, leaseMs);
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
-        const secrets = new Map((await secretsOf.all(this.store.db, accounts)).map((a) => [a.sid, a.webhook_secret]));
+        const secrets = await webhookSecrets(this.store.db, accounts);
         return events.map((event) => ({ ...event, secret: secrets.get(event.account_sid) }));
       },
       (event) => this.deliver(event, workerId),
       this.logger,
-      { ...options, name: 'webhook delivery', wake: { emitter: webhookSignal, event: 'due' } },
+      { ...options, name: 'webhook delivery', wake: { emitter: this.store.signals, event: 'webhooks' satisfies QueueSignal } },
     );
   }
 
@@ -131,7 +128,7 @@ export class WebhookService {
       const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
       // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
       if (!(await releaseEvent(tx.db, event.id, workerId, { attempts: attempt, status, runAt, now }))) return false;
-      await insertAttempt.run(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
+      await recordAttempt(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;
     });

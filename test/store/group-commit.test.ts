@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../server/store/db.js';
-import { prepared } from '../../server/store/prepared.js';
+import { prepared } from '../../server/store/sqlite/prepared.js';
 
 describe('transactions grouped into one SQLite commit', () => {
   const dirs: string[] = [];

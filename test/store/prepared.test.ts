@@ -1,6 +1,6 @@
 // Queries compiled once and reused: every call must behave exactly like the Kysely query built afresh.
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepared } from '../../server/store/prepared.js';
+import { prepared } from '../../server/store/sqlite/prepared.js';
 import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';

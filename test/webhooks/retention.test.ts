@@ -72,12 +72,12 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     const retention = new Retention(store, { webhookRetentionDays: 30 }, logger);
     await retention.schedule();
     await retention.schedule(); // a second instance starting: still one job
-    expect(await store.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB).execute()).toHaveLength(1);
+    expect(await store.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB.kind).execute()).toHaveLength(1);
     const worker = new JobWorker(store, retention.jobHandlers(), logger, { pollMs: 10 });
     worker.start();
     cleanups.push(() => worker.stop());
 
-    const job = () => store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB).executeTakeFirstOrThrow();
+    const job = () => store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB.kind).executeTakeFirstOrThrow();
     await waitUntil(async () => Date.parse((await job()).run_at) > now + 3_000_000, 20_000);
     expect(Date.parse((await job()).run_at)).toBeLessThanOrEqual(Date.now() + 3_600_000);
 

@@ -1,6 +1,6 @@
 // GET /v1/available-phone-numbers/{country}/Local: geographic (and where needed mobile) numbers nobody holds.
 import type { Handler } from '../../http/operation.js';
-import { DEFAULT_PAGE_SIZE } from '../../http/pagination.js';
+import { DEFAULT_PAGE_SIZE } from '../../store/pagination.js';
 import { searchFilters } from './search-query.js';
 
 export const searchLocalNumbers: Handler<'searchLocalNumbers'> = async ({ params, query, services }) => ({

@@ -10,8 +10,8 @@
 // decide the query's structure from its contents (no `if (arg === ...)` inside it).
 import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, QueryResult, Transaction } from 'kysely';
-import type { Db, Dialect } from './db.js';
-import type { Database } from './schema.js';
+import type { Db, Dialect } from '../db.js';
+import type { Database } from '../schema.js';
 
 type Conn = Db | Transaction<Database>;
 

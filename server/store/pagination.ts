@@ -1,4 +1,6 @@
-// Cursor pagination for every list: newest first by (date_created, sid), with an opaque page token.
+// Keyset pagination for every list: newest first by (date_created, sid), with an opaque page token.
+// The token stays here, not in http/: it is the keyset cursor written out, which only this module makes and reads;
+// the API just carries it (page_token in, next_page_token out), and a bad one is a catalogue error like any other.
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { errors } from '../errors.js';
 

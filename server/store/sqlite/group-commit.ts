@@ -1,8 +1,9 @@
 // SQLite group commit: transactions that arrive while one is running join one physical transaction, each
 // inside its own savepoint (so each still commits or rolls back as a whole), and share its single COMMIT.
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
+import type { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
-import type { Db, Tx } from './db.js';
+import type { Db, Tx } from '../db.js';
 import { registerConnection, runDirectly } from './prepared.js';
 
 interface Pending {
@@ -24,6 +25,7 @@ export class GroupCommit {
     private readonly db: Db,
     /** The file the transactions run on directly while the group owns the connection (see runDirectly). */
     private readonly file: SQLite.Database,
+    private readonly signals: EventEmitter,
   ) {}
 
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -81,7 +83,7 @@ export class GroupCommit {
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
         try {
-          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook) });
+          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook), signals: this.signals });
           this.file.prepare('release savepoint grouped').run();
           done.push({ item, result, hooks });
         } catch (err) {

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { startThread } from '../threads.js';
+import { startThread } from '../../threads.js';
 
 export interface CheckpointOutcome {
   /** Frames in the log, and how many of them are now in the database file. */
