@@ -304,7 +304,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     const store = await db.open();
     await store.transaction((tx) => enqueueJob(tx, 'orphan', {}));
     // A worker claims it and dies before finishing.
-    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200)).toHaveLength(1);
+    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200, Date.now())).toHaveLength(1);
     const seen: number[] = [];
     worker(store, { orphan: async (job) => void seen.push(job.attempts) });
     await waitUntil(async () => seen.length === 1);

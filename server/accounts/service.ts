@@ -44,9 +44,11 @@ export class AccountService {
 
   /** Creates an account with one API key; the key is returned once and never stored in clear. */
   async createAccount(name: string, apiKey: string = newApiKey()): Promise<{ account: AccountRow; key: CreatedKey }> {
-    const now = nowIso();
-    const account: AccountRow = { sid: newSid('account'), name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
-    const keySid = newSid('apiKey');
+    const at = this.store.clock.now();
+    const now = new Date(at).toISOString();
+    const sid = newSid('account', at);
+    const account: AccountRow = { sid, name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
+    const keySid = newSid('apiKey', at);
     await this.store.transaction(async ({ db }) => {
       await db.insertInto('accounts').values(account).execute();
       await db.insertInto('api_keys').values({ sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null }).execute();
@@ -58,8 +60,11 @@ export class AccountService {
     const account = await this.store.db.selectFrom('accounts').select('sid').where('sid', '=', accountSid).executeTakeFirst();
     if (!account) return null;
     const apiKey = newApiKey();
-    const keySid = newSid('apiKey');
-    await this.store.db.insertInto('api_keys').values({ sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: nowIso(), date_revoked: null }).execute();
+    const at = this.store.clock.now();
+    const keySid = newSid('apiKey', at);
+    const created = new Date(at).toISOString();
+    const key = { sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: created };
+    await this.store.db.insertInto('api_keys').values({ ...key, date_revoked: null }).execute();
     return { key_sid: keySid, account_sid: accountSid, api_key: apiKey };
   }
 
@@ -70,7 +75,7 @@ export class AccountService {
     const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
     const result = await this.store.db
       .updateTable('api_keys')
-      .set({ date_revoked: nowIso() })
+      .set({ date_revoked: nowIso(this.store.clock) })
       .where(column, '=', value)
       .where('date_revoked', 'is', null)
       .executeTakeFirst();

@@ -27,7 +27,7 @@ export class AccountSettingsService {
   async update(accountSid: string, input: UpdateAccountInput): Promise<AccountRecord> {
     if (input.verify_callback_url !== undefined) {
       const url = input.verify_callback_url === '' ? null : input.verify_callback_url;
-      const now = nowIso();
+      const now = nowIso(this.store.clock);
       await this.store.db
         .insertInto('account_settings')
         .values({ account_sid: accountSid, verify_callback_url: url, date_updated: now })

@@ -10,6 +10,7 @@ import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { prepared } from '../store/prepared.js';
+import { dateIn } from '../clock.js';
 
 const addSlotRow = prepared((db, from: string) =>
   db
@@ -61,7 +62,7 @@ export class SandboxCarrier implements Carrier {
     // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
     const row = await (this.dialect === 'postgres' ? slotForUpdate : slotOf).first(tx.db, from);
     if (!row) throw new Error(`no send slot row for ${from}`);
-    const slot = Math.max(Date.now(), row.next_at ? Date.parse(row.next_at) : 0);
+    const slot = Math.max(tx.clock.now(), row.next_at ? Date.parse(row.next_at) : 0);
     if (slot > notAfter.getTime()) return null;
     await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
     return new Date(slot);
@@ -69,7 +70,8 @@ export class SandboxCarrier implements Carrier {
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 } satisfies StepJob, new Date(Date.now() + steps[0].afterMs));
+    const first = { message, steps, index: 0 } satisfies StepJob;
+    await schedule(tx, SANDBOX_MESSAGE_JOB, first, dateIn(tx.clock, steps[0].afterMs));
   }
 
   private plan(message: OutboundMessage): Step[] {
@@ -111,7 +113,8 @@ export class SandboxCarrier implements Carrier {
             });
           }
           const next = steps[index + 1];
-          if (next) await ctx.continueIn(tx, { message, steps, index: index + 1 } satisfies StepJob, new Date(Date.now() + next.afterMs));
+          const following = { message, steps, index: index + 1 } satisfies StepJob;
+          if (next) await ctx.continueIn(tx, following, dateIn(tx.clock, next.afterMs));
           else await ctx.finishIn(tx);
         });
       },

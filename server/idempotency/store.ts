@@ -23,8 +23,8 @@ function where(scope: Scope) {
     qb.where('account_sid', '=', scope.accountSid).where('operation_id', '=', scope.operationId).where('idempotency_key', '=', scope.key);
 }
 
-export async function claim(db: Db, scope: Scope, requestHash: string): Promise<Claim> {
-  const now = Date.now();
+/** Claims the key at `now` (ms, by the app's clock). */
+export async function claim(db: Db, scope: Scope, requestHash: string, now: number): Promise<Claim> {
   const fresh: IdempotencyKeyRow = {
     account_sid: scope.accountSid,
     operation_id: scope.operationId,
@@ -44,7 +44,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string): Promise<
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
 
   const existing = await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst() as IdempotencyKeyRow | undefined;
-  if (!existing) return claim(db, scope, requestHash);
+  if (!existing) return claim(db, scope, requestHash, now);
   const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
   const abandoned = existing.state === 'running' && Date.parse(existing.locked_until) < now;
   if (expired || abandoned) {

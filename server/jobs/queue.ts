@@ -33,7 +33,8 @@ const updateHeldJob = prepared((db, id: number, workerId: string, change: Update
 );
 
 export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<void> {
-  const runAt = options.runAt ?? new Date();
+  const now = tx.clock.now();
+  const runAt = options.runAt ?? new Date(now);
   await insertJob.run(tx.db, {
     kind,
     payload: JSON.stringify(payload),
@@ -43,9 +44,9 @@ export async function enqueueJob(tx: Tx, kind: string, payload: unknown, options
     locked_by: null,
     locked_until: null,
     last_error: null,
-    date_created: new Date().toISOString(),
+    date_created: new Date(now).toISOString(),
   });
-  if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
+  if (runAt.getTime() <= now) tx.afterCommit(() => jobSignal.emit('due'));
 }
 
 /**
@@ -60,14 +61,20 @@ export async function enqueueJobOnce(tx: Tx, dialect: Dialect, kind: string, pay
 }
 
 /**
- * Claims up to `limit` due jobs for `workerId` until `leaseMs` from now. A job whose lease ran out
+ * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, until `leaseMs` later. A job whose lease ran out
  * (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
  * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
  */
-export async function claimJobs(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<Job[]> {
-  const now = new Date();
-  const nowIso = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
+export async function claimJobs(
+  db: Db,
+  dialect: Dialect,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  now: number,
+): Promise<Job[]> {
+  const nowIso = new Date(now).toISOString();
+  const until = new Date(now + leaseMs).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   const result = await sql<Selectable<JobRow>>`
     update jobs set locked_by = ${workerId}, locked_until = ${until}, attempts = attempts + 1
@@ -108,11 +115,11 @@ export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string,
   return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 
-/** Schedules another attempt, or marks the job dead once it has used every attempt. */
-export async function retryJob(db: Db, job: Job, workerId: string, error: string, delayMs: number): Promise<void> {
+/** Schedules another attempt at `runAt`, or marks the job dead once it has used every attempt. */
+export async function retryJob(db: Db, job: Job, workerId: string, error: string, runAt: Date): Promise<void> {
   const dead = job.attempts >= job.maxAttempts;
   await updateHeldJob.run(db, job.id, workerId, {
-    run_at: new Date(Date.now() + delayMs).toISOString(),
+    run_at: runAt.toISOString(),
     locked_by: null,
     locked_until: null,
     last_error: error.slice(0, 2000),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Store, Tx } from '../store/db.js';
 import { claimJobs, continueJob, finishJob, jobSignal, retryJob, type Job } from './queue.js';
 import { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
+import { dateIn } from '../clock.js';
 
 export interface JobContext {
   store: Store;
@@ -48,7 +49,7 @@ export class JobWorker {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
     this.loop = new ClaimLoop<Job>(
-      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs),
+      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs, this.store.clock.now()),
       (job) => this.runOne(job),
       logger,
       { ...options, name: 'job worker', wake: { emitter: jobSignal, event: 'due' } },
@@ -81,7 +82,7 @@ export class JobWorker {
       continueIn: async (tx, payload, runAt, kind) => {
         finished = true;
         if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, kind))) throw new Error(`job ${job.id} lease lost`);
-        if (runAt.getTime() <= Date.now()) tx.afterCommit(() => jobSignal.emit('due'));
+        if (runAt.getTime() <= tx.clock.now()) tx.afterCommit(() => jobSignal.emit('due'));
       },
     };
     try {
@@ -91,7 +92,8 @@ export class JobWorker {
     } catch (err) {
       const delay = err instanceof RetryLater ? err.delayMs : backoffMs(job.attempts);
       this.logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'job failed; retrying later');
-      await retryJob(this.store.db, job, this.workerId, String((err as Error)?.message ?? err), delay).catch((e) =>
+      const error = String((err as Error)?.message ?? err);
+      await retryJob(this.store.db, job, this.workerId, error, dateIn(this.store.clock, delay)).catch((e) =>
         this.logger.error({ err: e, jobId: job.id }, 'job worker: could not record the failure'),
       );
     }

@@ -10,6 +10,7 @@ import { migrationsFor } from './migrations/index.js';
 import { GroupCommit } from './group-commit.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { registerConnection } from './prepared.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -18,6 +19,8 @@ export type Db = Kysely<Database>;
 export interface Tx {
   db: Transaction<Database>;
   afterCommit(fn: () => void): void;
+  /** The app instance's clock (the store's), for the time the transaction's writes record. */
+  clock: Clock;
 }
 
 export interface StoreOptions {
@@ -29,6 +32,8 @@ export interface StoreOptions {
   logger?: Logger;
   /** Apply the migrations up to this one only (tests of an upgrade from an older version); all by default. */
   migrateTo?: string;
+  /** The domain's time for everything built on this store (the system's by default; tests move a TestClock). */
+  clock?: Clock;
 }
 
 export class Store {
@@ -42,13 +47,15 @@ export class Store {
      * second, read-only connection for the reads made outside transactions.
      */
     private readonly sqlite?: { path: string; file: SQLite.Database; reader: SQLite.Database; logger?: Logger },
+    /** The app instance's clock: services and transactions read the current time from it. */
+    readonly clock: Clock = systemClock,
   ) {
     registerConnection(db, dialect, sqlite?.reader);
     if (!sqlite) {
       this.grouped = null;
       return;
     }
-    const grouped = new GroupCommit(db, sqlite.file);
+    const grouped = new GroupCommit(db, sqlite.file, clock);
     this.grouped = grouped;
     this.checkpointer = new WalCheckpointer(sqlite.path, {
       finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
@@ -62,7 +69,10 @@ export class Store {
   private readonly grouped: GroupCommit | null;
 
   static async open(options: StoreOptions): Promise<Store> {
-    const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data', options.logger);
+    const clock = options.clock ?? systemClock;
+    const store = options.databaseUrl
+      ? await openPostgres(options.databaseUrl, options.schema, clock)
+      : openSqlite(options.dataDir ?? './data', clock, options.logger);
     await store.migrate(options.migrateTo);
     return store;
   }
@@ -84,7 +94,7 @@ export class Store {
     const hooks: (() => void)[] = [];
     const result = await this.db.transaction().execute((trx) => {
       registerConnection(trx, this.dialect);
-      return fn({ db: trx, afterCommit: (h) => hooks.push(h) });
+      return fn({ db: trx, afterCommit: (h) => hooks.push(h), clock: this.clock });
     });
     for (const hook of hooks) hook();
     return result;
@@ -101,7 +111,7 @@ export class Store {
   }
 }
 
-function openSqlite(dataDir: string, logger?: Logger): Store {
+function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const filePath = path.join(dataDir, 'telephony.sqlite');
   const file = new SQLite(filePath);
@@ -121,7 +131,8 @@ function openSqlite(dataDir: string, logger?: Logger): Store {
   // transactions neither wait for the group commit in progress nor see its uncommitted rows.
   const reader = new SQLite(filePath, { readonly: true });
   reader.pragma('busy_timeout = 5000');
-  return new Store(db, 'sqlite', undefined, { path: filePath, file: cached, reader: withStatementCache(reader), logger });
+  const sqlite = { path: filePath, file: cached, reader: withStatementCache(reader), logger };
+  return new Store(db, 'sqlite', undefined, sqlite, clock);
 }
 
 /**
@@ -150,7 +161,7 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
 
 const INT8_OID = 20;
 
-async function openPostgres(url: string, schema?: string): Promise<Store> {
+async function openPostgres(url: string, schema: string | undefined, clock: Clock): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
     const client = new pg.Client({ connectionString: url });
@@ -169,7 +180,7 @@ async function openPostgres(url: string, schema?: string): Promise<Store> {
     types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new Store(db, 'postgres', schema);
+  return new Store(db, 'postgres', schema, undefined, clock);
 }
 
 /** Drops a PostgreSQL schema made for a test. */

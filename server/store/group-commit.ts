@@ -4,6 +4,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Db, Tx } from './db.js';
 import { registerConnection, runDirectly } from './prepared.js';
+import type { Clock } from '../clock.js';
 
 interface Pending {
   fn: (tx: Tx) => Promise<unknown>;
@@ -24,6 +25,7 @@ export class GroupCommit {
     private readonly db: Db,
     /** The file the transactions run on directly while the group owns the connection (see runDirectly). */
     private readonly file: SQLite.Database,
+    private readonly clock: Clock,
   ) {}
 
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -81,7 +83,7 @@ export class GroupCommit {
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
         try {
-          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook) });
+          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook), clock: this.clock });
           this.file.prepare('release savepoint grouped').run();
           done.push({ item, result, hooks });
         } catch (err) {

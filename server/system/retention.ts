@@ -8,6 +8,7 @@ import type { JobContext, JobHandler } from '../jobs/worker.js';
 import { RETENTION_MS as IDEMPOTENCY_MS } from '../idempotency/store.js';
 import type { Db, Store, Tx } from '../store/db.js';
 import { webhookIdsBefore } from '../webhooks/sign.js';
+import { dateIn } from '../clock.js';
 
 export const RETENTION_JOB = 'maintenance.retention';
 const EVERY_MS = 3_600_000;
@@ -31,11 +32,11 @@ export class Retention {
   }
 
   private async run(ctx: JobContext): Promise<void> {
-    const now = Date.now();
+    const now = this.store.clock.now();
     const events = await this.purgeWebhookEvents(now - this.config.webhookRetentionDays * DAY_MS);
     const keys = await this.purgeIdempotencyKeys(new Date(now - IDEMPOTENCY_MS).toISOString());
     if (events || keys) this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
-    await ctx.store.transaction((tx) => ctx.continueIn(tx, {}, new Date(Date.now() + EVERY_MS)));
+    await ctx.store.transaction((tx) => ctx.continueIn(tx, {}, dateIn(tx.clock, EVERY_MS)));
   }
 
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */

@@ -25,15 +25,21 @@ export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' 
 }
 
 /**
- * Claims up to `limit` due events for `workerId` until `leaseMs` from now; an event whose lease ran out (its
- * instance died mid-attempt) is due again. An event waits while an earlier event of its resource is pending, so
- * a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim at once
- * without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
+ * Claims up to `limit` events due at `now` (the clock's) for `workerId`, until `leaseMs` later; an event whose
+ * lease ran out (its instance died mid-attempt) is due again. An event waits while an earlier event of its resource
+ * is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim
+ * at once without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
  */
-export async function claimEvents(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
-  const now = new Date();
-  const nowIso = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
+export async function claimEvents(
+  db: Db,
+  dialect: Dialect,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  now: number,
+): Promise<ClaimedEvent[]> {
+  const nowIso = new Date(now).toISOString();
+  const until = new Date(now + leaseMs).toISOString();
   const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes.
