@@ -9,6 +9,19 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * Leases (how long a worker or a request may hold work before it is taken for dead) are real time that instances
+ * compare through one database, not the domain's: a test moving its clock must not take work in flight for lost.
+ */
+export function leaseUntil(ms: number): string {
+  return new Date(systemClock.now() + ms).toISOString();
+}
+
+/** Now in the time leases are kept in (see leaseUntil). */
+export function leaseNow(): string {
+  return new Date(systemClock.now()).toISOString();
+}
+
 // Timestamps are ISO 8601 UTC strings with milliseconds everywhere (they sort as text in both databases).
 export function nowIso(clock: Clock): string {
   return new Date(clock.now()).toISOString();

@@ -4,6 +4,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { prepared } from '../store/prepared.js';
+import { leaseNow, leaseUntil } from '../clock.js';
 
 export interface Job<P = unknown> {
   id: number;
@@ -61,8 +62,8 @@ export async function enqueueJobOnce(tx: Tx, dialect: Dialect, kind: string, pay
 }
 
 /**
- * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, until `leaseMs` later. A job whose lease ran out
- * (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
+ * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, for `leaseMs` of real time. A job whose
+ * lease ran out (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
  * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
  */
 export async function claimJobs(
@@ -74,14 +75,13 @@ export async function claimJobs(
   now: number,
 ): Promise<Job[]> {
   const nowIso = new Date(now).toISOString();
-  const until = new Date(now + leaseMs).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   const result = await sql<Selectable<JobRow>>`
-    update jobs set locked_by = ${workerId}, locked_until = ${until}, attempts = attempts + 1
+    update jobs set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, attempts = attempts + 1
     where id in (
       select j.id from jobs j
       where j.dead = 0 and j.run_at <= ${nowIso}
-        and (j.locked_until is null or j.locked_until < ${nowIso})
+        and (j.locked_until is null or j.locked_until < ${leaseNow()})
         and (j.ordering_key is null or not exists (
           select 1 from jobs e where e.ordering_key = j.ordering_key and e.id < j.id and e.dead = 0))
       order by j.run_at, j.id
