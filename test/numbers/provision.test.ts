@@ -4,11 +4,13 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { availableNumber, searchLocal, searchTollFree } from './fixtures.js';
+import { TestClock } from '../support/clock.js';
 
 describe.each(ENGINES)('provisioning and managing numbers (%s)', (engine) => {
   let t: TestServer;
+  const clock = new TestClock();
   beforeAll(async () => {
-    t = await startTestServer(engine, {}, { contract: true });
+    t = await startTestServer(engine, {}, { contract: true, clock });
   });
   afterAll(() => t.stop());
 
@@ -66,7 +68,7 @@ describe.each(ENGINES)('provisioning and managing numbers (%s)', (engine) => {
     const fetched = await client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: created.sid } } });
     expect(fetched.data).toEqual(created);
 
-    await new Promise((r) => setTimeout(r, 5));
+    clock.advance(1000);
     const updated = await client.POST('/v1/incoming-phone-numbers/{sid}', {
       params: { path: { sid: created.sid } },
       body: { FriendlyName: 'Sales', SmsUrl: 'https://b.example.com/sms', SmsMethod: 'GET', VoiceUrl: '' },
