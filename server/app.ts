@@ -6,6 +6,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { Store } from './store/db.js';
+import type { Clock } from './clock.js';
 import { createServices, jobHandlers, type Services } from './services.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
@@ -79,11 +80,19 @@ export interface StartOptions {
   store?: Store;
   /** Run the background job worker and the webhook delivery loop (default true). */
   worker?: boolean;
+  /** The domain's time (the system's by default); with `store`, the store's own clock is the one used. */
+  clock?: Clock;
 }
 
 export async function start(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const store = options.store ?? (await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined, logger }));
+  // A given store brings its own clock (its transactions carry it): a second one would split the instance's time.
+  if (options.store && options.clock && options.store.clock !== options.clock) {
+    throw new Error('start: a given store brings its own clock; give the clock to Store.open');
+  }
+  const { databaseUrl, dataDir } = config;
+  const schema = config.databaseSchema ?? undefined;
+  const store = options.store ?? (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock }));
   const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);

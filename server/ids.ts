@@ -20,7 +20,7 @@ function randomHex(bytes: number): string {
  * key and the indexes that include it grow at their end: each commit rewrites a few pages instead of one page
  * per new row scattered across the whole index (about half the database's write cost under the message load).
  */
-export function timeOrderedHex(now = Date.now()): string {
+export function timeOrderedHex(now: number): string {
   return timePrefixHex(now) + randomHex(10);
 }
 
@@ -45,8 +45,9 @@ export const SID_PREFIX = {
 
 export type SidKind = keyof typeof SID_PREFIX;
 
-export function newSid(kind: SidKind): string {
-  return SID_PREFIX[kind] + timeOrderedHex();
+/** A new sid made at `now` (ms, by the app's clock: sids sort by the time the domain made them). */
+export function newSid(kind: SidKind, now: number): string {
+  return SID_PREFIX[kind] + timeOrderedHex(now);
 }
 
 export function isSid(kind: SidKind, value: string): boolean {

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Store } from './store/db.js';
+import type { Clock } from './clock.js';
 import type { JobHandling } from './jobs/job.js';
 import { AccountService } from './accounts/service.js';
 import type { Carrier } from './carrier/carrier.js';
@@ -18,6 +19,8 @@ import { Retention } from './system/retention.js';
 export interface Services {
   config: Config;
   store: Store;
+  /** The domain's time for this instance (the store's clock; transactions carry it as `tx.clock`). */
+  clock: Clock;
   logger: Logger;
   accounts: AccountService;
   carrier: Carrier;
@@ -44,6 +47,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   return {
     config,
     store,
+    clock: store.clock,
     logger,
     secretKey,
     carrier,

@@ -3,7 +3,7 @@ import { isSid, newSid, timeOrderedHex } from '../server/ids.js';
 
 describe('identifiers', () => {
   it('are a prefix and 32 lowercase hex digits, distinct within one millisecond', () => {
-    const sids = Array.from({ length: 10_000 }, () => newSid('message'));
+    const sids = Array.from({ length: 10_000 }, () => newSid('message', Date.now()));
     for (const sid of sids.slice(0, 100)) expect(isSid('message', sid)).toBe(true);
     expect(new Set(sids).size).toBe(sids.length);
   });

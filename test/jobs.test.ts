@@ -7,8 +7,10 @@ import { defineJob, type JobHandling, type JobType } from '../server/jobs/job.js
 import { ENGINES } from './support/server.js';
 import { freshDatabase } from './support/database.js';
 import { waitUntil } from './support/wait.js';
+import { TestClock } from './support/clock.js';
 
 const logger = pino({ level: 'silent' });
+const HOUR = 3_600_000;
 
 // These tests are of the queue's mechanics, not of payload types: their jobs take any payload.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -186,25 +188,31 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
 
   it('continues a multi-step job in its own row, each step after its delay, with the new payload', async () => {
     const db = await setup();
-    const store = await db.open();
+    const clock = new TestClock();
+    const store = await db.open({ clock });
     const steps: { step: number; at: number; jobs: number }[] = [];
     worker(store, {
       steps: async (job, ctx) => {
         const { step } = job.payload as { step: number };
         await ctx.store.transaction(async (tx) => {
-          steps.push({ step, at: Date.now(), jobs: (await tx.db.selectFrom('jobs').select('id').execute()).length });
-          if (step < 3) await ctx.continueIn(tx, kind('steps'), { step: step + 1 }, new Date(Date.now() + 150));
+          const jobs = (await tx.db.selectFrom('jobs').select('id').execute()).length;
+          steps.push({ step, at: tx.clock.now(), jobs });
+          if (step < 3) await ctx.continueIn(tx, kind('steps'), { step: step + 1 }, new Date(tx.clock.now() + HOUR));
           else await ctx.finishIn(tx);
         });
       },
     });
     await store.transaction((tx) => enqueueJob(tx, kind('steps'), { step: 1 }));
+    for (const step of [1, 2]) {
+      await waitUntil(async () => steps.length === step);
+      clock.advance(HOUR);
+    }
     await waitUntil(async () => steps.length === 3);
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
-    // One row carried every step; each step waited for its run time.
+    // One row carried every step; each step waited for its run time on the store's clock.
     expect(steps.map((s) => s.jobs)).toEqual([1, 1, 1]);
-    expect(steps[1].at - steps[0].at).toBeGreaterThanOrEqual(140);
-    expect(steps[2].at - steps[1].at).toBeGreaterThanOrEqual(140);
+    expect(steps[1].at - steps[0].at).toBeGreaterThanOrEqual(HOUR);
+    expect(steps[2].at - steps[1].at).toBeGreaterThanOrEqual(HOUR);
     await waitUntil(async () => (await store.db.selectFrom('jobs').selectAll().execute()).length === 0);
   });
 
@@ -245,11 +253,19 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
 
   it('waits until run_at before running a scheduled job', async () => {
     const db = await setup();
-    const store = await db.open();
+    const clock = new TestClock();
+    const store = await db.open({ clock });
     const ranAt: number[] = [];
-    const runAt = new Date(Date.now() + 300);
+    const runAt = new Date(clock.now() + HOUR);
     await store.transaction((tx) => enqueueJob(tx, kind('later'), {}, { runAt }));
-    worker(store, { later: async () => void ranAt.push(Date.now()) });
+    let nowRan = false;
+    worker(store, { later: async () => void ranAt.push(clock.now()), now: async () => void (nowRan = true) });
+    // A minute before run_at, a job due now runs on the same worker while the scheduled one waits.
+    clock.advance(HOUR - 60_000);
+    await store.transaction((tx) => enqueueJob(tx, kind('now'), {}));
+    await waitUntil(async () => nowRan);
+    expect(ranAt).toEqual([]);
+    clock.advance(60_000);
     await waitUntil(async () => ranAt.length === 1);
     expect(ranAt[0]).toBeGreaterThanOrEqual(runAt.getTime());
   });
@@ -309,7 +325,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     const store = await db.open();
     await store.transaction((tx) => enqueueJob(tx, kind('orphan'), {}));
     // A worker claims it and dies before finishing.
-    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200)).toHaveLength(1);
+    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200, Date.now())).toHaveLength(1);
     const seen: number[] = [];
     worker(store, { orphan: async (job) => void seen.push(job.attempts) });
     await waitUntil(async () => seen.length === 1);

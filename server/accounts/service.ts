@@ -35,9 +35,11 @@ export class AccountService {
 
   /** Creates an account with one API key; the key is returned once and never stored in clear. */
   async createAccount(name: string, apiKey: string = newApiKey()): Promise<{ account: AccountRow; key: CreatedKey }> {
-    const now = nowIso();
-    const account: AccountRow = { sid: newSid('account'), name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
-    const keySid = newSid('apiKey');
+    const at = this.store.clock.now();
+    const now = new Date(at).toISOString();
+    const sid = newSid('account', at);
+    const account: AccountRow = { sid, name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
+    const keySid = newSid('apiKey', at);
     await this.store.transaction(async ({ db }) => {
       await accounts.insertAccount(db, account);
       await accounts.insertApiKey(db, { sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null });
@@ -48,8 +50,9 @@ export class AccountService {
   async createKey(accountSid: string): Promise<CreatedKey | null> {
     if (!(await accounts.accountExists(this.store.db, accountSid))) return null;
     const apiKey = newApiKey();
-    const keySid = newSid('apiKey');
-    await accounts.insertApiKey(this.store.db, { sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: nowIso(), date_revoked: null });
+    const at = this.store.clock.now();
+    const keySid = newSid('apiKey', at);
+    await accounts.insertApiKey(this.store.db, { sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: new Date(at).toISOString(), date_revoked: null });
     return { key_sid: keySid, account_sid: accountSid, api_key: apiKey };
   }
 
@@ -58,7 +61,7 @@ export class AccountService {
     this.keyCache.clear();
     const column = keySidOrValue.startsWith('SK') && keySidOrValue.length === 34 ? 'sid' : 'key_hash';
     const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
-    const revoked = await accounts.revokeApiKey(this.store.db, column, value, nowIso());
+    const revoked = await accounts.revokeApiKey(this.store.db, column, value, nowIso(this.store.clock));
     // Again once done: a check that read the key before the update may have cached it meanwhile.
     this.keyCache.clear();
     return revoked;

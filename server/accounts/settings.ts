@@ -22,7 +22,7 @@ export class AccountSettingsService {
   async update(accountSid: string, input: UpdateAccountInput): Promise<AccountRecord> {
     if (input.verify_callback_url !== undefined) {
       const url = input.verify_callback_url === '' ? null : input.verify_callback_url;
-      const now = nowIso();
+      const now = nowIso(this.store.clock);
       await setVerifyCallbackUrl(this.store.db, accountSid, url, now);
     }
     return this.get(accountSid);

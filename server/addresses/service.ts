@@ -42,9 +42,10 @@ export class AddressService {
       if (!value) throw errors.invalidField(field, 'must not be blank');
       return value;
     };
-    const now = nowIso();
+    const at = this.store.clock.now();
+    const now = new Date(at).toISOString();
     const row: AddressRow = {
-      sid: newSid('address'),
+      sid: newSid('address', at),
       account_sid: accountSid,
       friendly_name: input.friendly_name ?? null,
       customer_name: text('customer_name'),
@@ -100,7 +101,8 @@ export class AddressService {
       const row = await this.addresses.bySid(tx.db, job.payload.sid);
       if (row?.status === 'pending') {
         const problem = postalCodeProblem(row.iso_country, row.postal_code);
-        await this.addresses.settle(tx.db, row.sid, { status: problem ? 'rejected' : 'verified', rejection_reason: problem }, nowIso());
+        const outcome = { status: problem ? 'rejected' : 'verified', rejection_reason: problem } as const;
+        await this.addresses.settle(tx.db, row.sid, outcome, nowIso(tx.clock));
       }
       await ctx.finishIn(tx);
     });

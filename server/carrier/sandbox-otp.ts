@@ -10,6 +10,7 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
 import { outcomeFor } from './sandbox-numbers.js';
 import { deliveredCode, keepDeliveredCode } from './store.js';
+import { dateIn, nowIso } from '../clock.js';
 
 export const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
 
@@ -30,7 +31,7 @@ export class SandboxOtp implements OtpCarrier {
     const failure = this.failureFor(delivery.to, delivery.channel);
     if (failure) {
       const report: OtpReport = { verificationSid: delivery.verificationSid, channel: delivery.channel, status: 'failed', errorCode: failure.errorCode, errorMessage: failure.errorMessage };
-      await enqueueJob(tx, SANDBOX_OTP_JOB, report, { runAt: new Date(Date.now() + failure.afterMs) });
+      await enqueueJob(tx, SANDBOX_OTP_JOB, report, { runAt: dateIn(tx.clock, failure.afterMs) });
       return;
     }
     const row = {
@@ -40,7 +41,7 @@ export class SandboxOtp implements OtpCarrier {
       channel: delivery.channel,
       code: delivery.code,
       text: delivery.text,
-      date_sent: new Date().toISOString(),
+      date_sent: nowIso(tx.clock),
     };
     await keepDeliveredCode(tx, row);
   }

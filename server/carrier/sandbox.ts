@@ -10,6 +10,7 @@ import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { holdSendSlot, moveSendSlot } from './store.js';
+import { dateIn } from '../clock.js';
 
 
 type SandboxConfig = Pick<
@@ -49,7 +50,7 @@ export class SandboxCarrier implements Carrier {
   async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
     const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
     const nextAt = await holdSendSlot(tx, this.dialect, from);
-    const slot = Math.max(Date.now(), nextAt ? Date.parse(nextAt) : 0);
+    const slot = Math.max(tx.clock.now(), nextAt ? Date.parse(nextAt) : 0);
     if (slot > notAfter.getTime()) return null;
     await moveSendSlot(tx, from, new Date(slot + intervalMs).toISOString());
     return new Date(slot);
@@ -57,7 +58,7 @@ export class SandboxCarrier implements Carrier {
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, new Date(Date.now() + steps[0].afterMs));
+    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, dateIn(tx.clock, steps[0].afterMs));
   }
 
   private plan(message: OutboundMessage): Step[] {
@@ -99,7 +100,8 @@ export class SandboxCarrier implements Carrier {
             });
           }
           const next = steps[index + 1];
-          if (next) await ctx.continueIn(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: index + 1 }, new Date(Date.now() + next.afterMs));
+          const following = { message, steps, index: index + 1 };
+          if (next) await ctx.continueIn(tx, SANDBOX_MESSAGE_JOB, following, dateIn(tx.clock, next.afterMs));
           else await ctx.finishIn(tx);
         });
       }),

@@ -41,7 +41,7 @@ function idempotent<O extends OperationId>(operationId: O, handler: Handler<O>):
     if (!key) return handler(input);
     const db = input.services.store.db;
     const scope: Scope = { accountSid: input.account.sid, operationId, key };
-    const claimed = await claim(db, scope, requestHash(input.params, input.body));
+    const claimed = await claim(db, scope, requestHash(input.params, input.body), input.services.clock.now());
     switch (claimed.kind) {
       case 'reused':
         throw errors.idempotencyKeyReused();

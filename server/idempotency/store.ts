@@ -1,6 +1,7 @@
 // Idempotency records: one per (account, operation, key), claimed before the work and completed with its response.
 import type { Db, Tx } from '../store/db.js';
 import type { IdempotencyKeyRow } from '../store/schema.js';
+import { leaseNow, leaseUntil } from '../clock.js';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
 /** How long a claim may run before another request may take it over (its server died mid-request). */
@@ -23,8 +24,8 @@ function where(scope: Scope) {
     qb.where('account_sid', '=', scope.accountSid).where('operation_id', '=', scope.operationId).where('idempotency_key', '=', scope.key);
 }
 
-export async function claim(db: Db, scope: Scope, requestHash: string): Promise<Claim> {
-  const now = Date.now();
+/** Claims the key at `now` (ms, by the app's clock; the claim's lease is real time, see leaseUntil). */
+export async function claim(db: Db, scope: Scope, requestHash: string, now: number): Promise<Claim> {
   const fresh: IdempotencyKeyRow = {
     account_sid: scope.accountSid,
     operation_id: scope.operationId,
@@ -33,7 +34,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string): Promise<
     state: 'running',
     response_status: null,
     response_body: null,
-    locked_until: new Date(now + CLAIM_LEASE_MS).toISOString(),
+    locked_until: leaseUntil(CLAIM_LEASE_MS),
     date_created: new Date(now).toISOString(),
   };
   const inserted = await db
@@ -44,9 +45,9 @@ export async function claim(db: Db, scope: Scope, requestHash: string): Promise<
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
 
   const existing = await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst() as IdempotencyKeyRow | undefined;
-  if (!existing) return claim(db, scope, requestHash);
+  if (!existing) return claim(db, scope, requestHash, now);
   const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
-  const abandoned = existing.state === 'running' && Date.parse(existing.locked_until) < now;
+  const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
   if (expired || abandoned) {
     // Take it over only if nobody else did first (compare-and-set on the row we read).
     const taken = await where(scope)(db.updateTable('idempotency_keys').set(fresh))

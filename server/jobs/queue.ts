@@ -4,6 +4,7 @@ import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import type { JobType } from './job.js';
+import { leaseNow, leaseUntil } from '../clock.js';
 
 export interface Job<P = unknown> {
   id: number;
@@ -29,7 +30,8 @@ const updateHeldJob = prepared((db, id: number, workerId: string, change: Update
 );
 
 export async function enqueueJob<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<void> {
-  const runAt = options.runAt ?? new Date();
+  const now = tx.clock.now();
+  const runAt = options.runAt ?? new Date(now);
   await insertJob.run(tx.db, {
     kind: type.kind,
     payload: JSON.stringify(payload),
@@ -39,9 +41,9 @@ export async function enqueueJob<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P
     locked_by: null,
     locked_until: null,
     last_error: null,
-    date_created: new Date().toISOString(),
+    date_created: new Date(now).toISOString(),
   });
-  if (runAt.getTime() <= Date.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
+  if (runAt.getTime() <= now) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
 }
 
 /**
@@ -56,21 +58,26 @@ export async function enqueueJobOnce<P>(tx: Tx, dialect: Dialect, type: JobType<
 }
 
 /**
- * Claims up to `limit` due jobs for `workerId` until `leaseMs` from now. A job whose lease ran out
- * (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
+ * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, for `leaseMs` of real time. A job whose
+ * lease ran out (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
  * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
  */
-export async function claimJobs(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<Job[]> {
-  const now = new Date();
-  const nowIso = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
+export async function claimJobs(
+  db: Db,
+  dialect: Dialect,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  now: number,
+): Promise<Job[]> {
+  const nowIso = new Date(now).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   const result = await sql<Selectable<JobRow>>`
-    update jobs set locked_by = ${workerId}, locked_until = ${until}, attempts = attempts + 1
+    update jobs set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, attempts = attempts + 1
     where id in (
       select j.id from jobs j
       where j.dead = 0 and j.run_at <= ${nowIso}
-        and (j.locked_until is null or j.locked_until < ${nowIso})
+        and (j.locked_until is null or j.locked_until < ${leaseNow()})
         and (j.ordering_key is null or not exists (
           select 1 from jobs e where e.ordering_key = j.ordering_key and e.id < j.id and e.dead = 0))
       order by j.run_at, j.id
@@ -104,11 +111,11 @@ export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string,
   return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 
-/** Schedules another attempt, or marks the job dead once it has used every attempt. */
-export async function retryJob(db: Db, job: Job, workerId: string, error: string, delayMs: number): Promise<void> {
+/** Schedules another attempt at `runAt`, or marks the job dead once it has used every attempt. */
+export async function retryJob(db: Db, job: Job, workerId: string, error: string, runAt: Date): Promise<void> {
   const dead = job.attempts >= job.maxAttempts;
   await updateHeldJob.run(db, job.id, workerId, {
-    run_at: new Date(Date.now() + delayMs).toISOString(),
+    run_at: runAt.toISOString(),
     locked_by: null,
     locked_until: null,
     last_error: error.slice(0, 2000),

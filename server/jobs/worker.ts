@@ -5,6 +5,7 @@ import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { claimJobs, continueJob, finishJob, retryJob, type Job } from './queue.js';
 import { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
+import { dateIn } from '../clock.js';
 
 export interface JobContext {
   store: Store;
@@ -52,7 +53,7 @@ export class JobWorker {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
     this.loop = new ClaimLoop<Job>(
-      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs),
+      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs, this.store.clock.now()),
       (job) => this.runOne(job),
       logger,
       { ...options, name: 'job worker', wake: { emitter: store.signals, event: 'jobs' satisfies QueueSignal } },
@@ -85,7 +86,7 @@ export class JobWorker {
       continueIn: async (tx, type, payload, runAt) => {
         finished = true;
         if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, type.kind))) throw new Error(`job ${job.id} lease lost`);
-        if (runAt.getTime() <= Date.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
+        if (runAt.getTime() <= tx.clock.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
       },
     };
     try {
@@ -95,7 +96,8 @@ export class JobWorker {
     } catch (err) {
       const delay = err instanceof RetryLater ? err.delayMs : backoffMs(job.attempts);
       this.logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'job failed; retrying later');
-      await retryJob(this.store.db, job, this.workerId, String((err as Error)?.message ?? err), delay).catch((e) =>
+      const error = String((err as Error)?.message ?? err);
+      await retryJob(this.store.db, job, this.workerId, error, dateIn(this.store.clock, delay)).catch((e) =>
         this.logger.error({ err: e, jobId: job.id }, 'job worker: could not record the failure'),
       );
     }

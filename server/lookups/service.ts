@@ -44,6 +44,7 @@ export class LookupService {
     const seen = await gatherPlatformSignals(
       this.store.db,
       numbers.flatMap((n) => (n.e164 ? [n.e164] : [])),
+      this.store.clock.now(),
     );
     return Promise.all(
       numbers.map(async (n) => {

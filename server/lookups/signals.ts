@@ -7,7 +7,12 @@ import { outboundOutcomesSince, outboundVolumeSince } from '../messages/store.js
 import { sendsAndApprovalsSince } from '../verify/store.js';
 import { NOTHING_SEEN, type PlatformSignals } from './spam-score.js';
 
-export async function gatherPlatformSignals(db: Db, numbers: string[], now: number = Date.now()): Promise<Map<string, PlatformSignals>> {
+/** `now`: the app's clock, which the traffic windows (last hour, last day) end at. */
+export async function gatherPlatformSignals(
+  db: Db,
+  numbers: string[],
+  now: number,
+): Promise<Map<string, PlatformSignals>> {
   const unique = [...new Set(numbers)];
   const signals = new Map<string, PlatformSignals>(unique.map((n) => [n, { ...NOTHING_SEEN }]));
   if (unique.length === 0) return signals;

@@ -61,7 +61,7 @@ export class MessagePipeline implements CarrierReports {
       await ctx.continueIn(tx, DISPATCH_JOB, job, runAt);
       return true;
     };
-    const now = Date.now();
+    const now = tx.clock.now();
     const expiresAt = Date.parse(message.expires_at);
     if (now > expiresAt) {
       await this.applyReport(tx, {
@@ -78,7 +78,10 @@ export class MessagePipeline implements CarrierReports {
       if (!reserved) return tryAgain({ sid: message.sid }, new Date(expiresAt + 1));
       if (reserved.getTime() > now) return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
     }
-    const sending = await transition(tx.db, message.sid, ['queued'], { status: 'sending', date_updated: nowIso() });
+    const sending = await transition(tx.db, message.sid, ['queued'], {
+      status: 'sending',
+      date_updated: nowIso(tx.clock),
+    });
     if (!sending) return false;
     await this.events.statusChanged(tx, sending);
     let carriedOn = false;
@@ -108,7 +111,7 @@ export class MessagePipeline implements CarrierReports {
   }
 
   private async applyReport(tx: Tx, report: MessageReport): Promise<void> {
-    const now = nowIso();
+    const now = nowIso(tx.clock);
     const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], {
       status: report.status,
       date_updated: now,
@@ -123,18 +126,19 @@ export class MessagePipeline implements CarrierReports {
     const number = await incomingNumber(tx.db, inbound.to);
     if (!number) return;
     const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
-    const row = inboundRow(number.account_sid, inbound);
+    const row = inboundRow(number.account_sid, inbound, tx.clock.now());
     await insertMessage(tx.db, row);
     // A reply arriving at a number that answers with replies would ping-pong forever: only first messages get one.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }
 }
 
-export function inboundRow(accountSid: string, inbound: InboundMessage): MessageRow {
-  const now = nowIso();
+/** The stored row of a message that arrived at `at` (ms, by the clock). */
+export function inboundRow(accountSid: string, inbound: InboundMessage, at: number): MessageRow {
+  const now = new Date(at).toISOString();
   const channel = inbound.channel === 'rcs' ? 'rcs' : inbound.mediaUrls.length ? 'mms' : 'sms';
   return {
-    sid: newSid('message'),
+    sid: newSid('message', at),
     account_sid: accountSid,
     from_number: inbound.from,
     to_number: inbound.to,

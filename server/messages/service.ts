@@ -86,7 +86,7 @@ export class MessageService {
     if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
       throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
     }
-    const now = Date.now();
+    const now = this.store.clock.now();
     const sendAt = input.send_at === undefined ? null : parseSendAt(input.send_at, now);
 
     const run = async (tx: Tx) => {
@@ -99,7 +99,7 @@ export class MessageService {
       const channel = rcs ? 'rcs' : media.length || requested === 'mms' ? 'mms' : 'sms';
       const created = new Date(now).toISOString();
       const row: MessageRow = {
-        sid: newSid('message'),
+        sid: newSid('message', now),
         account_sid: accountSid,
         from_number: input.from,
         to_number: input.to,
@@ -152,9 +152,11 @@ export class MessageService {
     if (!row) throw errors.noSuchMessage(sid);
     if (FINAL_STATUSES.includes(row.status)) {
       if (await messages.deleteMessage(this.store.db, accountSid, sid, FINAL_STATUSES)) return 'deleted';
-    } else if (row.status === 'queued' && row.send_at && Date.parse(row.send_at) > Date.now()) {
+    } else if (row.status === 'queued' && row.send_at && Date.parse(row.send_at) > this.store.clock.now()) {
       const canceled = await this.store.transaction(async (tx) => {
-        const updated = await messages.transition(tx.db, sid, ['queued'], { status: 'canceled', date_updated: nowIso() }, { sendAtAfter: nowIso() });
+        const now = nowIso(tx.clock);
+        const change = { status: 'canceled', date_updated: now } as const;
+        const updated = await messages.transition(tx.db, sid, ['queued'], change, { sendAtAfter: now });
         if (updated) await this.events.statusChanged(tx, updated);
         return Boolean(updated);
       });
@@ -171,7 +173,11 @@ export class MessageService {
     return this.store.transaction(async (tx) => {
       const number = await incomingNumber(tx.db, input.to);
       if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);
-      const row = inboundRow(accountSid, { from: input.from, to: input.to, body: input.body ?? '', mediaUrls: media, channel: 'sms' });
+      const row = inboundRow(
+        accountSid,
+        { from: input.from, to: input.to, body: input.body ?? '', mediaUrls: media, channel: 'sms' },
+        tx.clock.now(),
+      );
       await messages.insertMessage(tx.db, row);
       await this.events.received(tx, row, number.sms_url, true);
       return messageView(row);

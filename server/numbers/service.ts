@@ -5,7 +5,7 @@ import type { IncomingNumberRow } from '../store/schema.js';
 import type { AddressStore } from '../addresses/store.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
-import { nowIso } from '../clock.js';
+import { nowIso, type Clock } from '../clock.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
@@ -18,12 +18,14 @@ export type UpdateInput = components['schemas']['UpdateIncomingPhoneNumberReques
 
 export class NumberService {
   readonly numbers: NumberStore;
+  private readonly clock: Clock;
 
   constructor(
     store: Store,
     private readonly addresses: AddressStore,
   ) {
     this.numbers = new NumberStore(store.db);
+    this.clock = store.clock;
   }
 
   /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per batch). */
@@ -57,9 +59,10 @@ export class NumberService {
     if (!number) throw unavailable();
     if ((await this.numbers.heldAmong([number.phone_number])).size > 0) throw unavailable();
     const addressSid = await addressFor(this.addresses, accountSid, { isoCountry: number.iso_country, addressRequirements: number.address_requirements }, input.AddressSid);
-    const now = nowIso();
+    const at = this.clock.now();
+    const now = new Date(at).toISOString();
     const row: IncomingNumberRow = {
-      sid: newSid('incomingNumber'),
+      sid: newSid('incomingNumber', at),
       account_sid: accountSid,
       phone_number: number.phone_number,
       friendly_name: input.FriendlyName ?? number.friendly_name,
@@ -109,7 +112,7 @@ export class NumberService {
         input.AddressSid,
       );
     }
-    const updated = await this.numbers.update(accountSid, sid, { ...changes, date_updated: nowIso() });
+    const updated = await this.numbers.update(accountSid, sid, { ...changes, date_updated: nowIso(this.clock) });
     if (!updated) throw notFound(sid);
     return toRecord(updated);
   }

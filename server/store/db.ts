@@ -11,6 +11,7 @@ import { migrationsFor } from './migrations/index.js';
 import { GroupCommit } from './sqlite/group-commit.js';
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -21,6 +22,8 @@ export interface Tx {
   afterCommit(fn: () => void): void;
   /** Its store's wake-ups (see Store.signals), for a queue to wake its loop once the work it added is committed. */
   signals: EventEmitter;
+  /** The app instance's clock (the store's), for the time the transaction's writes record. */
+  clock: Clock;
 }
 
 /** The events of Store.signals: a queue's work became due now. */
@@ -35,6 +38,8 @@ export interface StoreOptions {
   logger?: Logger;
   /** Apply the migrations up to this one only (tests of an upgrade from an older version); all by default. */
   migrateTo?: string;
+  /** The domain's time for everything built on this store (the system's by default; tests move a TestClock). */
+  clock?: Clock;
 }
 
 export class Store {
@@ -54,13 +59,15 @@ export class Store {
      * second, read-only connection for the reads made outside transactions.
      */
     private readonly sqlite?: { path: string; file: SQLite.Database; reader: SQLite.Database; logger?: Logger },
+    /** The app instance's clock: services and transactions read the current time from it. */
+    readonly clock: Clock = systemClock,
   ) {
     registerConnection(db, dialect, sqlite?.reader);
     if (!sqlite) {
       this.grouped = null;
       return;
     }
-    const grouped = new GroupCommit(db, sqlite.file, this.signals);
+    const grouped = new GroupCommit(db, sqlite.file, this.signals, clock);
     this.grouped = grouped;
     this.checkpointer = new WalCheckpointer(sqlite.path, {
       finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
@@ -74,7 +81,10 @@ export class Store {
   private readonly grouped: GroupCommit | null;
 
   static async open(options: StoreOptions): Promise<Store> {
-    const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options.schema) : openSqlite(options.dataDir ?? './data', options.logger);
+    const clock = options.clock ?? systemClock;
+    const store = options.databaseUrl
+      ? await openPostgres(options.databaseUrl, options.schema, clock)
+      : openSqlite(options.dataDir ?? './data', clock, options.logger);
     await store.migrate(options.migrateTo);
     return store;
   }
@@ -96,7 +106,7 @@ export class Store {
     const hooks: (() => void)[] = [];
     const result = await this.db.transaction().execute((trx) => {
       registerConnection(trx, this.dialect);
-      return fn({ db: trx, afterCommit: (h) => hooks.push(h), signals: this.signals });
+      return fn({ db: trx, afterCommit: (h) => hooks.push(h), signals: this.signals, clock: this.clock });
     });
     for (const hook of hooks) hook();
     return result;
@@ -113,7 +123,7 @@ export class Store {
   }
 }
 
-function openSqlite(dataDir: string, logger?: Logger): Store {
+function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const filePath = path.join(dataDir, 'telephony.sqlite');
   const file = new SQLite(filePath);
@@ -133,7 +143,8 @@ function openSqlite(dataDir: string, logger?: Logger): Store {
   // transactions neither wait for the group commit in progress nor see its uncommitted rows.
   const reader = new SQLite(filePath, { readonly: true });
   reader.pragma('busy_timeout = 5000');
-  return new Store(db, 'sqlite', undefined, { path: filePath, file: cached, reader: withStatementCache(reader), logger });
+  const sqlite = { path: filePath, file: cached, reader: withStatementCache(reader), logger };
+  return new Store(db, 'sqlite', undefined, sqlite, clock);
 }
 
 /**
@@ -162,7 +173,7 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
 
 const INT8_OID = 20;
 
-async function openPostgres(url: string, schema?: string): Promise<Store> {
+async function openPostgres(url: string, schema: string | undefined, clock: Clock): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
     const client = new pg.Client({ connectionString: url });
@@ -181,7 +192,7 @@ async function openPostgres(url: string, schema?: string): Promise<Store> {
     types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new Store(db, 'postgres', schema);
+  return new Store(db, 'postgres', schema, undefined, clock);
 }
 
 /** Drops a PostgreSQL schema made for a test. */

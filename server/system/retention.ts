@@ -10,6 +10,7 @@ import { RETENTION_MS as IDEMPOTENCY_MS, deleteKeysBefore, keyCreatedAt } from '
 import type { Store, Tx } from '../store/db.js';
 import { webhookIdsBefore } from '../webhooks/sign.js';
 import { deleteEndedEvents, endedEventAt } from '../webhooks/queue.js';
+import { dateIn } from '../clock.js';
 
 export const RETENTION_JOB = defineJob<Record<string, never>>('maintenance.retention');
 const EVERY_MS = 3_600_000;
@@ -33,11 +34,11 @@ export class Retention {
   }
 
   private async run(ctx: JobContext): Promise<void> {
-    const now = Date.now();
+    const now = this.store.clock.now();
     const events = await this.purgeWebhookEvents(now - this.config.webhookRetentionDays * DAY_MS);
     const keys = await this.purgeIdempotencyKeys(new Date(now - IDEMPOTENCY_MS).toISOString());
     if (events || keys) this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
-    await ctx.store.transaction((tx) => ctx.continueIn(tx, RETENTION_JOB, {}, new Date(Date.now() + EVERY_MS)));
+    await ctx.store.transaction((tx) => ctx.continueIn(tx, RETENTION_JOB, {}, dateIn(tx.clock, EVERY_MS)));
   }
 
   /** Events that ended before `before` (ms), with their attempts. Event ids begin with their creation time. */

@@ -79,7 +79,7 @@ export class VerificationService implements OtpReports {
 
     return this.store.transaction(async (tx) => {
       await verifications.lockAccountSends(tx, this.store.dialect, accountSid);
-      const now = Date.now();
+      const now = tx.clock.now();
       let pending = await verifications.pendingToNumber(tx.db, accountSid, input.to);
       if (pending && isPastExpiry(pending, now)) {
         await this.expire(tx, pending);
@@ -101,7 +101,7 @@ export class VerificationService implements OtpReports {
         code = kept;
         row = await verifications.resendPending(tx.db, pending.sid, input.channel, sentAt);
       } else {
-        const sid = newSid('verification');
+        const sid = newSid('verification', now);
         code = newCode(codeLength);
         row = {
           sid,
@@ -169,10 +169,10 @@ export class VerificationService implements OtpReports {
         ? await verifications.findVerification(tx.db, accountSid, input.verification_sid!)
         : await verifications.latestToNumber(tx.db, accountSid, input.to!);
       if (!row) throw bySid ? errors.noSuchVerification(input.verification_sid!) : errors.noVerificationSentTo(input.to!);
-      if (row.status === 'pending' && isPastExpiry(row, Date.now())) row = (await this.expire(tx, row)) ?? row;
+      if (row.status === 'pending' && isPastExpiry(row, tx.clock.now())) row = (await this.expire(tx, row)) ?? row;
       if (row.status !== 'pending') throw notPending(row, bySid);
 
-      const now = nowIso();
+      const now = nowIso(tx.clock);
       if (this.codes.matches(row.sid, input.code, row.code_hash)) {
         const approved = await verifications.endPending(tx.db, row.sid, { status: 'approved', date_updated: now });
         if (!approved) throw notPending((await verifications.verificationBySid(tx.db, row.sid))!, bySid);
@@ -195,7 +195,7 @@ export class VerificationService implements OtpReports {
   async get(accountSid: string, sid: string): Promise<VerificationRecord> {
     const row = await verifications.findVerification(this.store.db, accountSid, sid);
     if (!row) throw errors.noSuchVerification(sid);
-    if (row.status === 'pending' && isPastExpiry(row, Date.now())) {
+    if (row.status === 'pending' && isPastExpiry(row, this.store.clock.now())) {
       // Lazy expiry: GET shows `expired` as soon as valid_for has passed, even before the job has run.
       return this.store.transaction(async (tx) => this.view(tx, (await this.expire(tx, row)) ?? (await verifications.verificationBySid(tx.db, sid))!));
     }
@@ -206,8 +206,9 @@ export class VerificationService implements OtpReports {
     return this.store.transaction(async (tx) => {
       const row = await verifications.findVerification(tx.db, accountSid, sid);
       if (!row) throw errors.noSuchVerification(sid);
-      if (row.status === 'pending' && isPastExpiry(row, Date.now())) await this.expire(tx, row);
-      const canceled = await verifications.endPending(tx.db, sid, { status: 'canceled', date_updated: nowIso() });
+      if (row.status === 'pending' && isPastExpiry(row, tx.clock.now())) await this.expire(tx, row);
+      const change = { status: 'canceled', date_updated: nowIso(tx.clock) } as const;
+      const canceled = await verifications.endPending(tx.db, sid, change);
       if (!canceled) throw notPending((await verifications.verificationBySid(tx.db, sid))!, true, false);
       await this.events.statusChanged(tx, canceled);
       return this.view(tx, canceled);
@@ -226,7 +227,8 @@ export class VerificationService implements OtpReports {
   /** The network could not deliver a code: a verification still pending ends `failed`. */
   async otpStatus(tx: Tx, report: OtpReport): Promise<void> {
     if (report.status !== 'failed') return;
-    const failed = await verifications.endPending(tx.db, report.verificationSid, { status: 'failed', date_updated: nowIso() });
+    const change = { status: 'failed', date_updated: nowIso(tx.clock) } as const;
+    const failed = await verifications.endPending(tx.db, report.verificationSid, change);
     if (failed) await this.events.statusChanged(tx, failed);
   }
 
@@ -238,7 +240,7 @@ export class VerificationService implements OtpReports {
     await ctx.store.transaction(async (tx) => {
       const row = await verifications.verificationBySid(tx.db, sid);
       if (row?.status === 'pending') {
-        if (isPastExpiry(row, Date.now())) await this.expire(tx, row);
+        if (isPastExpiry(row, tx.clock.now())) await this.expire(tx, row);
         else await enqueueJob(tx, EXPIRE_JOB, { sid }, { runAt: new Date(row.date_expires) });
       }
       await ctx.finishIn(tx);

@@ -39,9 +39,11 @@ export async function postWebhook(url: string, body: string, headers: Record<str
 }
 
 function attempt(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult & { staleSocket?: boolean }> {
-  const started = Date.now();
-  const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: Date.now() - started });
-  const failed = (error: string, permanent = false) => failedAttempt(error, permanent, Date.now() - started);
+  // The attempt's latency is a duration in real time, not the domain's clock.
+  const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: took() });
+  const failed = (error: string, permanent = false) => failedAttempt(error, permanent, took());
 
   let target: URL;
   try {

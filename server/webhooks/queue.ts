@@ -5,6 +5,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
+import { leaseNow, leaseUntil } from '../clock.js';
 
 export type ClaimedEvent = Pick<WebhookEventRow, 'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'>;
 
@@ -21,24 +22,29 @@ export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' 
 }
 
 /**
- * Claims up to `limit` due events for `workerId` until `leaseMs` from now; an event whose lease ran out (its
- * instance died mid-attempt) is due again. An event waits while an earlier event of its resource is pending, so
- * a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim at once
- * without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
+ * Claims up to `limit` events due at `now` (the clock's) for `workerId`, for `leaseMs` of real time; an event whose
+ * lease ran out (its instance died mid-attempt) is due again. An event waits while an earlier event of its resource
+ * is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim
+ * at once without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
  */
-export async function claimEvents(db: Db, dialect: Dialect, workerId: string, limit: number, leaseMs: number): Promise<ClaimedEvent[]> {
-  const now = new Date();
-  const nowIso = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
+export async function claimEvents(
+  db: Db,
+  dialect: Dialect,
+  workerId: string,
+  limit: number,
+  leaseMs: number,
+  now: number,
+): Promise<ClaimedEvent[]> {
+  const nowIso = new Date(now).toISOString();
   const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes.
   const result = await sql<ClaimedEvent & { seq: number | string }>`
-    update webhook_events set locked_by = ${workerId}, locked_until = ${until}
+    update webhook_events set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}
     where id in (
       select w.id from webhook_events w
       where w.status = 'pending' and w.run_at <= ${nowIso}
-        and (w.locked_until is null or w.locked_until < ${nowIso})
+        and (w.locked_until is null or w.locked_until < ${leaseNow()})
         and not exists (
           select 1 from webhook_events e where e.status = 'pending' and e.resource_sid = w.resource_sid and e.${seq} < w.${seq})
       order by w.run_at, w.${seq}

@@ -12,6 +12,8 @@ export interface SendRequest {
   /** Signing happens in the thread: the account's secret and the event's webhook-id. */
   secret: string;
   webhookId: string;
+  /** When the attempt is made (ms, by the app's clock, which the thread has not): the webhook-timestamp. */
+  timestamp: number;
   options: DeliverOptions;
 }
 

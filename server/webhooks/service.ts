@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, type ClaimLoopOptions } from '../jobs/claim-loop.js';
-import { nowIso } from '../clock.js';
+import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
@@ -64,8 +64,8 @@ export class WebhookService {
 
   /** Records a webhook to send; call inside the transaction of the change it reports. Returns its webhook-id. */
   async enqueue(tx: Tx, request: WebhookRequest): Promise<string> {
-    const id = newWebhookId();
-    const now = nowIso();
+    const id = newWebhookId(tx.clock.now());
+    const now = nowIso(tx.clock);
     await recordEvent(tx, {
       id,
       account_sid: request.accountSid,
@@ -92,7 +92,8 @@ export class WebhookService {
     const { workerId, leaseMs } = options;
     return new ClaimLoop<DueEvent>(
       async (limit) => {
-        const events = await claimEvents(this.store.db, this.store.dialect, workerId, limit, leaseMs);
+        const { db, dialect, clock } = this.store;
+        const events = await claimEvents(db, dialect, workerId, limit, leaseMs, clock.now());
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
         const secrets = await webhookSecrets(this.store.db, accounts);
@@ -118,12 +119,13 @@ export class WebhookService {
           body: event.payload,
           secret: event.secret,
           webhookId: event.id,
+          timestamp: this.store.clock.now(),
           options: { timeoutMs: this.config.webhookTimeoutMs, allowPrivate: this.config.webhookAllowPrivate },
         })
       : failedAttempt('the account of this event no longer exists', true);
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
-    const now = nowIso();
-    const runAt = result.ok || giveUp ? now : new Date(Date.now() + this.retryDelayMs(attempt)).toISOString();
+    const now = nowIso(this.store.clock);
+    const runAt = result.ok || giveUp ? now : isoIn(this.store.clock, this.retryDelayMs(attempt));
     const recorded = await this.store.transaction(async (tx) => {
       const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
       // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.

@@ -2,7 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { timeOrderedHex, timePrefixHex } from '../ids.js';
 
-export function newWebhookId(now = Date.now()): string {
+export function newWebhookId(now: number): string {
   return `msg_${timeOrderedHex(now)}`;
 }
 
@@ -17,8 +17,8 @@ export function signatureFor(secret: string, id: string, timestampSeconds: numbe
   return `v1,${mac}`;
 }
 
-/** The three headers of a signed delivery; the timestamp is the attempt's, the id the event's. */
-export function signedHeaders(secret: string, id: string, body: string, now = Date.now()): Record<string, string> {
+/** The three headers of a signed delivery; the timestamp is the attempt's (ms, by the clock), the id the event's. */
+export function signedHeaders(secret: string, id: string, body: string, now: number): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'webhook-id': id,

@@ -1,7 +1,12 @@
-// ADDRESS_VERIFICATION_DELAY: a business day in production, seconds in development, checked at start.
+// ADDRESS_VERIFICATION_DELAY: a business day in production, seconds in development, checked at start; the delay
+// passes on the server's clock (a TestClock here, moved over a weekend).
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { verificationTime } from '../../server/addresses/verification.js';
+import { ENGINES, startTestServer } from '../support/server.js';
+import { TestClock } from '../support/clock.js';
+import { waitUntil } from '../support/wait.js';
+import { submitAddress } from '../numbers/fixtures.js';
 
 describe('address verification delay', () => {
   it('defaults to 1 business day in production and 5 seconds otherwise', () => {
@@ -33,5 +38,28 @@ describe('address verification delay', () => {
     ['a Thursday, 3 days', '2025-06-05T17:00:00.000Z', 3, '2025-06-10T17:00:00.000Z'],
   ])('counts business days from %s', (_, from, businessDays, want) => {
     expect(verificationTime({ businessDays }, new Date(from)).toISOString()).toBe(want);
+  });
+});
+
+describe.each(ENGINES)('address verification on the server clock (%s)', (engine) => {
+  it('verifies an address submitted on a Friday on Monday, a business day later, not before', async () => {
+    const clock = new TestClock();
+    clock.set('2025-06-06T09:30:00.000Z');
+    const t = await startTestServer(engine, { ADDRESS_VERIFICATION_DELAY: '1bd' }, { clock });
+    try {
+      const { client } = await t.newAccount();
+      const created = await submitAddress(client, 'DE');
+      expect(created.status).toBe('pending');
+      const get = async () => (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } })).data!;
+      clock.set('2025-06-08T23:00:00.000Z');
+      expect(await get()).toMatchObject({ status: 'pending', date_updated: created.date_created });
+      clock.set('2025-06-09T09:31:00.000Z');
+      const settled = await waitUntil(async () => ((await get()).status === 'pending' ? undefined : get()));
+      expect(settled).toMatchObject({ sid: created.sid, status: 'verified', rejection_reason: null });
+      // Settled by the job on the clock's Monday (Friday + 3 days), never on the weekend.
+      expect(Date.parse(settled.date_updated)).toBeGreaterThanOrEqual(Date.parse(created.date_created) + 3 * 86_400_000);
+    } finally {
+      await t.stop();
+    }
   });
 });

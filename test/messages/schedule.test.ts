@@ -1,4 +1,5 @@
 // send_at scheduling, cancellation by DELETE, validity_period expiry and per-number pacing; all survive a restart.
+// Time to send_at passes on the server's TestClock; the pacing test alone runs in real time (the rate is the point).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
@@ -6,35 +7,46 @@ import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 import { useReceiver } from '../support/webhook-receiver.js';
+import { TestClock } from '../support/clock.js';
 
-const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
+const HOUR_MS = 3_600_000;
 
 describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
   // Pacing of 2 messages per second per number, so validity can run out in the queue.
-  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, SANDBOX_MESSAGES_PER_SECOND: '2' } });
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, SANDBOX_MESSAGES_PER_SECOND: '2' }, clock });
   let account: TestAccount;
   let from: string;
   const receiver = useReceiver();
   beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
+  /** The server's time `ms` from now. */
+  const inMs = (ms: number) => new Date(clock.now() + ms).toISOString();
 
   it('keeps a scheduled message queued with date_sent null until send_at, then sends it', async () => {
-    const sendAt = inMs(1500);
-    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+14155550123', body: 'later', send_at: sendAt } });
+    const sendAt = inMs(HOUR_MS);
+    const body = { from: await uniqueFrom(), to: '+14155550123', body: 'later', send_at: sendAt };
+    const { data } = await account.client.POST('/v1/messages', { body });
     expect(data).toMatchObject({ status: 'queued', send_at: sendAt, date_sent: null });
-    await new Promise((r) => setTimeout(r, 800));
+    // A minute before send_at, a message sent now goes through the same worker while the scheduled one waits.
+    clock.advance(HOUR_MS - 60_000);
+    const now = await account.client.POST('/v1/messages', { body: { from, to: '+14155550123', body: 'now' } });
+    await waitForStatus(account.client, now.data!.sid, 'delivered');
     const { data: waiting } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(waiting).toMatchObject({ status: 'queued', date_sent: null });
+    clock.advance(60_000);
     const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
     expect(Date.parse(delivered.date_sent!)).toBeGreaterThanOrEqual(Date.parse(sendAt));
   });
 
   it('carries a message from its dispatch through the sandbox network’s reports on one job row', async () => {
     // Scheduled, so its dispatch job can be seen before it runs; slow delivery keeps it on the network for a while.
-    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+15005550004', body: 'one row', send_at: inMs(600) } });
+    const body = { from: await uniqueFrom(), to: '+15005550004', body: 'one row', send_at: inMs(HOUR_MS) };
+    const { data } = await account.client.POST('/v1/messages', { body });
     const jobsOf = (sid: string) => t.server.services.store.db.selectFrom('jobs').select(['id', 'kind']).where('payload', 'like', `%${sid}%`).execute();
     const [dispatch, ...others] = await jobsOf(data!.sid);
     expect(others).toEqual([]);
     expect(dispatch.kind).toBe('message.dispatch');
+    clock.advance(HOUR_MS);
     await waitForStatus(account.client, data!.sid, 'sent');
     expect(await jobsOf(data!.sid)).toEqual([{ id: dispatch.id, kind: 'sandbox.message' }]);
     await waitForStatus(account.client, data!.sid, 'delivered');
@@ -42,23 +54,31 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
   });
 
   it('sends a scheduled message after a restart', async () => {
-    const sendAt = inMs(1200);
-    const { data } = await account.client.POST('/v1/messages', { body: { from: await uniqueFrom(), to: '+14155550123', body: 'after restart', send_at: sendAt } });
+    const sendAt = inMs(HOUR_MS);
+    const body = { from: await uniqueFrom(), to: '+14155550123', body: 'after restart', send_at: sendAt };
+    const { data } = await account.client.POST('/v1/messages', { body });
     await t.restart();
+    clock.advance(HOUR_MS);
     const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
     expect(Date.parse(delivered.date_sent!)).toBeGreaterThanOrEqual(Date.parse(sendAt));
   });
 
   it('cancels a scheduled message deleted before its time: canceled, reported, never sent', async () => {
     const { data } = await account.client.POST('/v1/messages', {
-      body: { from: await uniqueFrom(), to: '+14155550123', body: 'never', send_at: inMs(800), status_callback: `${receiver.url}/cancel` },
+      body: { from: await uniqueFrom(), to: '+14155550123', body: 'never', send_at: inMs(HOUR_MS), status_callback: receiver.url },
     });
     const { response } = await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(response.status).toBe(204);
     const { data: canceled } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(canceled).toMatchObject({ status: 'canceled', date_sent: null, price: null });
     await receiver.waitFor((r) => r.some((w) => w.json.data.sid === data!.sid));
-    await new Promise((r) => setTimeout(r, 1300));
+    // Past send_at, its dispatch job runs and ends without sending (the job row goes) and records no event.
+    clock.advance(HOUR_MS);
+    const db = t.server.services.store.db;
+    const job = () => db.selectFrom('jobs').select('id').where('payload', 'like', `%${data!.sid}%`).executeTakeFirst();
+    await waitUntil(async () => !(await job()), 20_000, 'the dispatch job to end');
+    const events = await db.selectFrom('webhook_events').select('type').where('resource_sid', '=', data!.sid).execute();
+    expect(events).toEqual([{ type: 'message.canceled' }]);
     const { data: later } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(later!.status).toBe('canceled');
     expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual(['message.canceled']);
@@ -88,16 +108,16 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
   });
 
   it('counts validity_period from send_at for a scheduled message', async () => {
-    const { data } = await account.client.POST('/v1/messages', {
-      body: { from: await uniqueFrom(), to: '+14155550123', body: 'scheduled', send_at: inMs(1200), validity_period: 1 },
-    });
+    const body = { from: await uniqueFrom(), to: '+14155550123', body: 'scheduled', send_at: inMs(HOUR_MS), validity_period: 1 };
+    const { data } = await account.client.POST('/v1/messages', { body });
+    clock.advance(HOUR_MS);
     const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
     expect(delivered.error_code).toBeNull();
   });
 
   it.each([
     ['in the past', () => inMs(-60_000)],
-    ['now', () => new Date().toISOString()],
+    ['now', () => inMs(0)],
     ['more than 35 days ahead', () => inMs(35 * 24 * 3600_000 + 60_000)],
   ])('answers 400 naming send_at for a time %s, and stores nothing', async (_name, sendAt) => {
     const fresh = await t.newAccount();

@@ -4,9 +4,11 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { createTelephonyClient } from '../../client/index.js';
 import { availableNumber, searchLocal, searchTollFree } from './fixtures.js';
+import { TestClock } from '../support/clock.js';
 
 describe.each(ENGINES)('provisioning and managing numbers (%s)', (engine) => {
-  const t = useTestServer({ engine, contract: true });
+  const clock = new TestClock();
+  const t = useTestServer({ engine, contract: true, clock });
 
   it('provisions a searched number with its configuration (JSON) and answers 201 with the record', async () => {
     const { sid: accountSid, client } = await t.newAccount();
@@ -62,7 +64,7 @@ describe.each(ENGINES)('provisioning and managing numbers (%s)', (engine) => {
     const fetched = await client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: created.sid } } });
     expect(fetched.data).toEqual(created);
 
-    await new Promise((r) => setTimeout(r, 5));
+    clock.advance(1000);
     const updated = await client.POST('/v1/incoming-phone-numbers/{sid}', {
       params: { path: { sid: created.sid } },
       body: { FriendlyName: 'Sales', SmsUrl: 'https://b.example.com/sms', SmsMethod: 'GET', VoiceUrl: '' },

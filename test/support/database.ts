@@ -5,6 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Store, dropPostgresSchema } from '../../server/store/db.js';
 import type { Engine } from './server.js';
+import type { Clock } from '../../server/clock.js';
 
 /** A fresh database for one test; `open()` may be called again to reopen the same one (a restart). */
 export function freshDatabase(engine: Engine) {
@@ -15,8 +16,8 @@ export function freshDatabase(engine: Engine) {
   return {
     /** SQLite: the folder of the database file. */
     dataDir,
-    /** `migrateTo`: leave it at that migration, as an older version left it. */
-    async open(options: { migrateTo?: string } = {}) {
+    /** `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock). */
+    async open(options: { migrateTo?: string; clock?: Clock } = {}) {
       const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options });
       opened.push(store);
       return store;

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../server/config.js';
 import { start, type RunningServer } from '../../server/app.js';
 import { dropPostgresSchema } from '../../server/store/db.js';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { Clock } from '../../server/clock.js';
 import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
 import { openContractDoor, type ContractDoor } from './contract.js';
 
@@ -42,6 +43,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Route `url` through the run's `prism proxy --errors`, which checks every request and response against the spec. */
   contract?: boolean;
+  /** The server's clock (kept across restarts): a TestClock lets the test move time instead of sleeping. */
+  clock?: Clock;
 }
 
 export function testEnv(engine: Engine, dataDir: string, env: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -66,7 +69,7 @@ export async function startTestServer(engine: Engine, env: Record<string, string
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-test-'));
   const config = loadConfig(testEnv(engine, dataDir, env));
   const schema = config.databaseSchema;
-  let server = await start(config);
+  let server = await start(config, { clock: options.clock });
   const prism: ContractDoor | null = options.contract ? await openContractDoor(() => server.port) : null;
   const url = () => prism?.url ?? server.url;
 
@@ -105,7 +108,7 @@ export async function startTestServer(engine: Engine, env: Record<string, string
       // longer than one turn of the event loop); else one may send its next request down a closed socket.
       await new Promise((resolve) => setTimeout(resolve, 20));
       // Same port, so clients made before the restart keep working.
-      server = await start({ ...config, port });
+      server = await start({ ...config, port }, { clock: options.clock });
     },
     violations() {
       return prism?.violations() ?? [];

@@ -1,6 +1,5 @@
 // Shared by the verification tests: a fast sandbox network, and the steps of a verification over HTTP.
 import type { TelephonyClient, components } from '../../client/index.js';
-import type { TestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 
 export type Verification = components['schemas']['Verification'];
@@ -43,14 +42,4 @@ export async function waitForVerification(client: TelephonyClient, sid: string, 
     const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
     return data?.status === status ? data : undefined;
   }, timeoutMs, `verification ${sid} to be ${status}`);
-}
-
-/** Moves a verification's expiry into the past, as if `valid_for` had passed (optionally its expiry job too). */
-export async function timeTravelPastExpiry(t: TestServer, sid: string, options: { runExpiryJob?: boolean } = {}): Promise<void> {
-  const db = t.server.services.store.db;
-  const past = new Date(Date.now() - 1000).toISOString();
-  await db.updateTable('verifications').set({ date_expires: past }).where('sid', '=', sid).execute();
-  if (options.runExpiryJob) {
-    await db.updateTable('jobs').set({ run_at: past }).where('kind', '=', 'verification.expire').where('payload', 'like', `%${sid}%`).execute();
-  }
 }

@@ -47,10 +47,10 @@ describe.each(ENGINES)('webhook delivery from several instances (%s)', (engine) 
     };
 
     const now = new Date().toISOString();
-    const accountSid = newSid('account');
+    const accountSid = newSid('account', Date.now());
     await a.db.insertInto('accounts').values({ sid: accountSid, name: 'instances', webhook_secret: newWebhookSecret(), date_created: now, date_updated: now }).execute();
     const recorder = new WebhookService(a, CONFIG, logger);
-    const resources = Array.from({ length: RESOURCES }, () => newSid('message'));
+    const resources = Array.from({ length: RESOURCES }, () => newSid('message', Date.now()));
     // Recorded interleaved across resources, one transaction each, as a busy pipeline would.
     for (let i = 0; i < PER_RESOURCE; i++) {
       for (const resourceSid of resources) {

@@ -1,5 +1,6 @@
 // The retention job: ended webhook events (with their attempts) go after WEBHOOK_RETENTION_DAYS, idempotency
 // records after 24 h, a chunk at a time; pending events and recent records stay; the job comes back hourly.
+// The records are made over 40 days of the store's TestClock, which the job reads its now from.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountService } from '../../server/accounts/service.js';
@@ -10,9 +11,11 @@ import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 import { waitUntil } from '../support/wait.js';
+import { TestClock } from '../support/clock.js';
 
 const logger = pino({ level: 'silent' });
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 describe.each(ENGINES)('retention of webhook events and idempotency records (%s)', (engine) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -58,16 +61,24 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
   it('removes ended events older than the retention with their attempts, and expired idempotency records, and comes back in an hour', async () => {
     const db = freshDatabase(engine);
     cleanups.push(() => db.dispose());
-    const store = await db.open();
+    const clock = new TestClock();
+    const store = await db.open({ clock });
     const { account } = await new AccountService(store).createAccount('retention');
-    const now = Date.now();
-    // More than two chunks of old ones, so that the job has to go on after the first.
-    await addEvents(store, account.sid, 1100, now - 31 * DAY, 'delivered');
-    await addEvents(store, account.sid, 20, now - 40 * DAY, 'failed');
-    const oldPending = await addEvents(store, account.sid, 1, now - 31 * DAY, 'pending');
-    const recent = await addEvents(store, account.sid, 5, now - 29 * DAY, 'delivered');
-    await addKeys(store, account.sid, 1200, now - 25 * 3_600_000);
-    await addKeys(store, account.sid, 3, now - 23 * 3_600_000);
+    // Made 40, 31 and 29 days before the job runs; more than two chunks of old ones, so that the job has to go on
+    // after the first.
+    await addEvents(store, account.sid, 20, clock.now(), 'failed');
+    clock.advance(9 * DAY);
+    await addEvents(store, account.sid, 1100, clock.now(), 'delivered');
+    const oldPending = await addEvents(store, account.sid, 1, clock.now(), 'pending');
+    clock.advance(2 * DAY);
+    const recent = await addEvents(store, account.sid, 5, clock.now(), 'delivered');
+    // Idempotency records made 25 and 23 hours before.
+    clock.advance(29 * DAY - 25 * HOUR);
+    await addKeys(store, account.sid, 1200, clock.now());
+    clock.advance(2 * HOUR);
+    await addKeys(store, account.sid, 3, clock.now());
+    clock.advance(23 * HOUR);
+    const now = clock.now();
 
     const retention = new Retention(store, { webhookRetentionDays: 30 }, logger);
     await retention.schedule();
@@ -79,7 +90,7 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
 
     const job = () => store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB.kind).executeTakeFirstOrThrow();
     await waitUntil(async () => Date.parse((await job()).run_at) > now + 3_000_000, 20_000);
-    expect(Date.parse((await job()).run_at)).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    expect(Date.parse((await job()).run_at)).toBeLessThanOrEqual(clock.now() + HOUR);
 
     const events = (await store.db.selectFrom('webhook_events').select('id').execute()).map((r) => r.id).sort();
     expect(events).toEqual([...oldPending, ...recent].sort());
@@ -87,6 +98,6 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     expect(attempts).toEqual([...oldPending, ...recent].sort());
     const keys = await store.db.selectFrom('idempotency_keys').select('date_created').execute();
     expect(keys).toHaveLength(3);
-    expect(keys.every((k) => Date.parse(k.date_created) > now - 24 * 3_600_000)).toBe(true);
+    expect(keys.every((k) => Date.parse(k.date_created) > now - 24 * HOUR)).toBe(true);
   });
 });

@@ -7,6 +7,8 @@ import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver
 
 const SECRET = `whsec_${Buffer.from('a test secret of enough length!!').toString('base64')}`;
 const options = { timeoutMs: 5000, allowPrivate: true };
+/** The account's secret, and the attempt's time (the app's clock's in the server) for its webhook-timestamp. */
+const signing = () => ({ secret: SECRET, timestamp: Date.now() });
 
 describe('webhook sender thread', () => {
   let receiver: WebhookReceiver;
@@ -21,7 +23,7 @@ describe('webhook sender thread', () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, n) =>
-          sender.send({ url: `${receiver.url}/${n % 4 === 0 ? 'fail' : 'ok'}`, body: JSON.stringify({ n }), secret: SECRET, webhookId: `msg_${n}`, options }),
+          sender.send({ url: `${receiver.url}/${n % 4 === 0 ? 'fail' : 'ok'}`, body: JSON.stringify({ n }), ...signing(), webhookId: `msg_${n}`, options }),
         ),
       );
       results.forEach((result, n) => {
@@ -40,10 +42,10 @@ describe('webhook sender thread', () => {
   it('answers attempts in flight as failed when it is closed, and every later one at once', async () => {
     const sender = new WebhookSender();
     receiver.answer = () => ({ status: 200, delayMs: 2000 });
-    const inFlight = sender.send({ url: `${receiver.url}/slow`, body: '{}', secret: SECRET, webhookId: 'msg_slow', options });
+    const inFlight = sender.send({ url: `${receiver.url}/slow`, body: '{}', ...signing(), webhookId: 'msg_slow', options });
     await receiver.waitFor(() => receiver.all.some((r) => r.path === '/slow'), 5000);
     await sender.close();
     expect(await inFlight).toMatchObject({ ok: false, status: null, permanent: false, error: 'the webhook sender is closed' });
-    expect(await sender.send({ url: `${receiver.url}/late`, body: '{}', secret: SECRET, webhookId: 'msg_late', options })).toMatchObject({ ok: false, permanent: false });
+    expect(await sender.send({ url: `${receiver.url}/late`, body: '{}', ...signing(), webhookId: 'msg_late', options })).toMatchObject({ ok: false, permanent: false });
   });
 });

@@ -26,8 +26,8 @@ describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (
     // As version 007 left it: the event row without a due time, and its delivery job beside it.
     const old = await db.open({ migrateTo: '007_hot_path_indexes' });
     const now = new Date().toISOString();
-    const account = { sid: newSid('account'), name: 'before the upgrade', webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
-    const id = newWebhookId();
+    const account = { sid: newSid('account', Date.now()), name: 'before the upgrade', webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
+    const id = newWebhookId(Date.now());
     const payload = JSON.stringify({ type: 'message.delivered', timestamp: now, data: { sid: 'SM0' } });
     await sql`insert into accounts (sid, name, webhook_secret, date_created, date_updated)
       values (${account.sid}, ${account.name}, ${account.webhook_secret}, ${now}, ${now})`.execute(old.db);

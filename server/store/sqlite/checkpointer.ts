@@ -39,8 +39,11 @@ const RESTART_AFTER_MS = 10_000;
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private inRound = false;
-  /** When the thread last stopped on its own: it is started again only a while later (no restart loop). */
-  private lostAt = 0;
+  /**
+   * When the thread last stopped on its own: it is started again only a while later (no restart loop). A real-time
+   * backoff, not the domain's time: performance.now().
+   */
+  private lostAt = -Infinity;
   private readonly timer: NodeJS.Timeout;
   private lastOutcome: CheckpointOutcome | null = null;
 
@@ -67,7 +70,8 @@ export class WalCheckpointer {
   }
 
   private tick(): void {
-    if (this.inRound || Date.now() - this.lostAt < RESTART_AFTER_MS || logBytes(this.path) < (this.options.startAtBytes ?? 16 << 20)) return;
+    if (this.inRound || performance.now() - this.lostAt < RESTART_AFTER_MS) return;
+    if (logBytes(this.path) < (this.options.startAtBytes ?? 16 << 20)) return;
     this.worker ??= this.start();
     this.inRound = true;
     this.worker.postMessage('catch up');
@@ -91,7 +95,7 @@ export class WalCheckpointer {
       // Started again a while later; meanwhile the writing connection's own checkpoints go on.
       this.worker = null;
       this.inRound = false;
-      this.lostAt = Date.now();
+      this.lostAt = performance.now();
       this.options.logger?.warn({ why }, 'the checkpoint thread stopped');
     };
     worker.on('error', lost);

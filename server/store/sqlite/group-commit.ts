@@ -5,6 +5,7 @@ import type { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
 import type { Db, Tx } from '../db.js';
 import { registerConnection, runDirectly } from './prepared.js';
+import type { Clock } from '../../clock.js';
 
 interface Pending {
   fn: (tx: Tx) => Promise<unknown>;
@@ -26,6 +27,7 @@ export class GroupCommit {
     /** The file the transactions run on directly while the group owns the connection (see runDirectly). */
     private readonly file: SQLite.Database,
     private readonly signals: EventEmitter,
+    private readonly clock: Clock,
   ) {}
 
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -83,7 +85,7 @@ export class GroupCommit {
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
         try {
-          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook), signals: this.signals });
+          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook), signals: this.signals, clock: this.clock });
           this.file.prepare('release savepoint grouped').run();
           done.push({ item, result, hooks });
         } catch (err) {
