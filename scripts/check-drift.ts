@@ -9,21 +9,29 @@ import { CONFIG_DOCS, renderConfigDocs } from './config-docs.js';
 const root = path.resolve(import.meta.dirname, '..');
 const committed = path.join(root, 'generated/openapi.ts');
 const fresh = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'drift-')), 'openapi.ts');
-execFileSync(path.join(root, 'node_modules/.bin/openapi-typescript'), ['spec/openapi.yaml', '--read-write-markers', '--default-non-nullable', 'false', '-o', fresh], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+execFileSync(
+  path.join(root, 'node_modules/.bin/openapi-typescript'),
+  ['spec/openapi.yaml', '--read-write-markers', '--default-non-nullable', 'false', '-o', fresh],
+  {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
 const want = fs.readFileSync(fresh, 'utf8');
 const have = fs.existsSync(committed) ? fs.readFileSync(committed, 'utf8') : '';
 if (want !== have) {
-  console.error('generated/openapi.ts is out of date with spec/openapi.yaml: run `npm run generate` and commit the result.');
+  console.error(
+    'generated/openapi.ts is out of date with spec/openapi.yaml: run `npm run generate` and commit the result.',
+  );
   process.exit(1);
 }
 console.log('drift check: generated/ matches spec/openapi.yaml');
 
 const docs = path.join(root, CONFIG_DOCS);
 if (!fs.existsSync(docs) || fs.readFileSync(docs, 'utf8') !== renderConfigDocs()) {
-  console.error(`${CONFIG_DOCS} is out of date with server/config.ts: run \`npm run docs:config\` and commit the result.`);
+  console.error(
+    `${CONFIG_DOCS} is out of date with server/config.ts: run \`npm run docs:config\` and commit the result.`,
+  );
   process.exit(1);
 }
 console.log(`drift check: ${CONFIG_DOCS} matches server/config.ts`);

@@ -40,7 +40,9 @@ export function createApp(services: Services): Express {
   app.use(metrics.middleware);
   app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
   const formBody = express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 2000 });
-  app.use((req, res, next) => (FORM.test(req.headers['content-type'] ?? '') ? formBody(req, res, () => coerceFormBodies(req, res, next)) : next()));
+  app.use((req, res, next) =>
+    FORM.test(req.headers['content-type'] ?? '') ? formBody(req, res, () => coerceFormBodies(req, res, next)) : next(),
+  );
   // Every operation that needs a key is under /v1 (checked here), so this is the one place keys are checked;
   // the validator's own security check would only repeat it.
   assertKeyedOperationsUnderV1(loadSpec().operations);

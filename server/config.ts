@@ -352,7 +352,7 @@ export const RULES: ConfigRule[] = [
   {
     rule: 'WEBHOOK_RETENTION_DAYS × 1 day > WEBHOOK_MAX_ATTEMPTS × (WEBHOOK_RETRY_MAX_MS + WEBHOOK_TIMEOUT_MS)',
     why:
-      'retention counts from an event\'s creation, so an event still being retried past it would be removed as ' +
+      "retention counts from an event's creation, so an event still being retried past it would be removed as " +
       'soon as it is given up, before anyone could see why it failed',
     check: (c) => {
       const longest = c.webhookMaxAttempts * (c.webhookRetryMaxMs + c.webhookTimeoutMs);

@@ -16,93 +16,177 @@ export interface CatalogueEntry {
 
 // Typed by the generated ProblemCode, so a code missing here or absent from the spec fails the typecheck.
 export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
-  invalid_request: { status: 400, title: 'Invalid request',
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
     explanation: 'A parameter is missing, malformed or out of range, or a rule between fields is broken.',
-    remedy: 'Fix each field the errors list names (by its wire name) and send the request again.' },
-  invalid_json: { status: 400, title: 'Malformed JSON body',
+    remedy: 'Fix each field the errors list names (by its wire name) and send the request again.',
+  },
+  invalid_json: {
+    status: 400,
+    title: 'Malformed JSON body',
     explanation: 'The body was sent as JSON but does not parse.',
-    remedy: 'Send a well-formed JSON document, or a form body with Content-Type application/x-www-form-urlencoded.' },
-  batch_too_large: { status: 400, title: 'Batch too large',
+    remedy: 'Send a well-formed JSON document, or a form body with Content-Type application/x-www-form-urlencoded.',
+  },
+  batch_too_large: {
+    status: 400,
+    title: 'Batch too large',
     explanation: 'A batch request holds more items than one request may carry.',
-    remedy: 'Split the items over several requests; the detail gives the limit.' },
-  unauthorized: { status: 401, title: 'Unauthorized',
+    remedy: 'Split the items over several requests; the detail gives the limit.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
     explanation: 'The request has no API key, or the key is not valid or has been revoked.',
-    remedy: 'Send "Authorization: Bearer <API_KEY>" with a current key of your account.' },
-  not_found: { status: 404, title: 'Not found',
-    explanation: 'There is no such route, or no such resource in your account (another account\'s sid is not found).',
-    remedy: 'Check the path and the sid; list the resources of your account to find the right one.' },
-  method_not_allowed: { status: 405, title: 'Method not allowed',
+    remedy: 'Send "Authorization: Bearer <API_KEY>" with a current key of your account.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    explanation: "There is no such route, or no such resource in your account (another account's sid is not found).",
+    remedy: 'Check the path and the sid; list the resources of your account to find the right one.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
     explanation: 'The path exists, but not with this HTTP method.',
-    remedy: 'Use one of the methods the Allow header lists.' },
-  idempotency_key_reused: { status: 409, title: 'Idempotency key reused',
+    remedy: 'Use one of the methods the Allow header lists.',
+  },
+  idempotency_key_reused: {
+    status: 409,
+    title: 'Idempotency key reused',
     explanation: 'This Idempotency-Key was used within 24 hours with a different request body.',
-    remedy: 'Use a new key for a new request; repeat a key only with the same body.' },
-  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use',
+    remedy: 'Use a new key for a new request; repeat a key only with the same body.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    title: 'Idempotency key in use',
     explanation: 'A request with this Idempotency-Key is still running.',
-    remedy: 'Retry with the same key once the first request has finished; you then get its response.' },
-  number_unavailable: { status: 409, title: 'Number unavailable',
+    remedy: 'Retry with the same key once the first request has finished; you then get its response.',
+  },
+  number_unavailable: {
+    status: 409,
+    title: 'Number unavailable',
     explanation: 'The phone number is held by an account, or the inventory does not offer it.',
-    remedy: 'Search for available numbers and provision one from the results.' },
-  message_in_flight: { status: 409, title: 'Message in flight',
+    remedy: 'Search for available numbers and provision one from the results.',
+  },
+  message_in_flight: {
+    status: 409,
+    title: 'Message in flight',
     explanation: 'The message is not in a final state yet, so it cannot be deleted.',
-    remedy: 'Retry once the message is delivered, undelivered, failed, read or canceled.' },
-  address_in_use: { status: 409, title: 'Address in use',
+    remedy: 'Retry once the message is delivered, undelivered, failed, read or canceled.',
+  },
+  address_in_use: {
+    status: 409,
+    title: 'Address in use',
     explanation: 'A phone number of your account uses this address, so it cannot be deleted.',
-    remedy: 'Release the number, or give it another AddressSid, then delete the address.' },
-  verification_not_pending: { status: 409, title: 'Verification not pending',
+    remedy: 'Release the number, or give it another AddressSid, then delete the address.',
+  },
+  verification_not_pending: {
+    status: 409,
+    title: 'Verification not pending',
     explanation: 'The verification has already ended (approved, canceled, expired or out of attempts).',
-    remedy: 'Send a new verification code.' },
+    remedy: 'Send a new verification code.',
+  },
   // call_not_modifiable, unique_name_in_use and no_proxy_number_available belong to the calls and proxy operations
   // the spec already describes (501 in this build); their factories come with those operations.
-  call_not_modifiable: { status: 409, title: 'Call not modifiable',
+  call_not_modifiable: {
+    status: 409,
+    title: 'Call not modifiable',
     explanation: 'The call has ended, or it was answered and can no longer be canceled.',
-    remedy: 'Fetch the call to see its status; complete an answered call instead of canceling it.' },
-  unique_name_in_use: { status: 409, title: 'Unique name in use',
+    remedy: 'Fetch the call to see its status; complete an answered call instead of canceling it.',
+  },
+  unique_name_in_use: {
+    status: 409,
+    title: 'Unique name in use',
     explanation: 'An open proxy session of your account already has this unique_name.',
-    remedy: 'Choose another unique_name, or close the open session first.' },
-  payload_too_large: { status: 413, title: 'Payload too large',
+    remedy: 'Choose another unique_name, or close the open session first.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
     explanation: 'The request body is larger than 1 MB.',
-    remedy: 'Send a smaller body; split batches over several requests.' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type',
+    remedy: 'Send a smaller body; split batches over several requests.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
     explanation: 'The body is neither JSON nor a form, or uses a character set the API does not read.',
-    remedy: 'Send Content-Type application/json or application/x-www-form-urlencoded, in UTF-8.' },
-  regulatory_requirements: { status: 422, title: 'Regulatory requirements not met',
+    remedy: 'Send Content-Type application/json or application/x-www-form-urlencoded, in UTF-8.',
+  },
+  regulatory_requirements: {
+    status: 422,
+    title: 'Regulatory requirements not met',
     explanation: 'Numbers in this country require a verified address of your account, and none was given or found.',
-    remedy: 'Submit an address (POST /v1/addresses); once verified, pass its sid as AddressSid.' },
-  address_not_found: { status: 422, title: 'Address not found',
+    remedy: 'Submit an address (POST /v1/addresses); once verified, pass its sid as AddressSid.',
+  },
+  address_not_found: {
+    status: 422,
+    title: 'Address not found',
     explanation: 'The AddressSid given is not an address of your account.',
-    remedy: 'Pass the sid of one of your addresses (GET /v1/addresses lists them).' },
-  from_number_not_owned: { status: 422, title: 'From number not owned',
+    remedy: 'Pass the sid of one of your addresses (GET /v1/addresses lists them).',
+  },
+  from_number_not_owned: {
+    status: 422,
+    title: 'From number not owned',
     explanation: 'The from number is not a phone number of your account.',
-    remedy: 'Send from a number of your account (GET /v1/incoming-phone-numbers lists them), or provision one.' },
-  to_number_not_owned: { status: 422, title: 'To number not owned',
+    remedy: 'Send from a number of your account (GET /v1/incoming-phone-numbers lists them), or provision one.',
+  },
+  to_number_not_owned: {
+    status: 422,
+    title: 'To number not owned',
     explanation: 'The to number of a sandbox inbound message is not a phone number of your account.',
-    remedy: 'Inject inbound messages to a number of your account.' },
-  destination_blocked: { status: 422, title: 'Destination blocked',
+    remedy: 'Inject inbound messages to a number of your account.',
+  },
+  destination_blocked: {
+    status: 422,
+    title: 'Destination blocked',
     explanation:
       'The number cannot receive verification codes: it is not a valid mobile number, or fraud protection blocks it.',
-    remedy: 'Ask the user for another number; the detail says why this one was refused.' },
-  no_proxy_number_available: { status: 422, title: 'No proxy number available',
+    remedy: 'Ask the user for another number; the detail says why this one was refused.',
+  },
+  no_proxy_number_available: {
+    status: 422,
+    title: 'No proxy number available',
     explanation: 'No number of your proxy pool is free for this pair of participants.',
-    remedy: 'Provision another number for the pool, or close sessions you no longer need.' },
-  rate_limited: { status: 429, title: 'Rate limited',
+    remedy: 'Provision another number for the pool, or close sessions you no longer need.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limited',
     explanation: 'Your account sent requests faster than its limit, or reached its hourly cap of verification sends.',
-    remedy: 'Wait the seconds the Retry-After header gives, then retry.' },
-  max_send_attempts_reached: { status: 429, title: 'Too many codes sent',
+    remedy: 'Wait the seconds the Retry-After header gives, then retry.',
+  },
+  max_send_attempts_reached: {
+    status: 429,
+    title: 'Too many codes sent',
     explanation: 'Too many verification codes were sent to this number within a short window.',
-    remedy: 'Wait the seconds the Retry-After header gives before sending another code to this number.' },
-  max_check_attempts_reached: { status: 429, title: 'Too many wrong codes',
+    remedy: 'Wait the seconds the Retry-After header gives before sending another code to this number.',
+  },
+  max_check_attempts_reached: {
+    status: 429,
+    title: 'Too many wrong codes',
     explanation: 'The verification ended after too many wrong codes; waiting does not reopen it.',
-    remedy: 'Send a new verification code.' },
-  internal_error: { status: 500, title: 'Internal server error',
-    explanation: 'A fault on the server\'s side, not in your request. It has been logged under the request id.',
-    remedy: 'Retry later; if it persists, report it with the request_id.' },
-  not_implemented: { status: 501, title: 'Not implemented',
+    remedy: 'Send a new verification code.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal server error',
+    explanation: "A fault on the server's side, not in your request. It has been logged under the request id.",
+    remedy: 'Retry later; if it persists, report it with the request_id.',
+  },
+  not_implemented: {
+    status: 501,
+    title: 'Not implemented',
     explanation: 'The operation is in the API description but not implemented in this build yet.',
-    remedy: 'Use a build that implements it; the detail names the operation.' },
-  service_unavailable: { status: 503, title: 'Service unavailable',
+    remedy: 'Use a build that implements it; the detail names the operation.',
+  },
+  service_unavailable: {
+    status: 503,
+    title: 'Service unavailable',
     explanation: 'This instance cannot serve traffic now: a dependency such as its database does not answer.',
-    remedy: 'Retry later or on another instance; the operator should check the dependency the detail names.' },
+    remedy: 'Retry later or on another instance; the operator should check the dependency the detail names.',
+  },
 };
 
 /**
@@ -176,19 +260,28 @@ export const errors = {
     new ApiError('method_not_allowed', `Allowed methods: ${allow}.`, undefined, { Allow: allow }),
   // 409
   idempotencyKeyReused: () =>
-    new ApiError('idempotency_key_reused',
-      'This Idempotency-Key was already used within 24 hours with a different request body.'),
+    new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used within 24 hours with a different request body.',
+    ),
   idempotencyKeyInUse: () =>
-    new ApiError('idempotency_key_in_use',
-      'A request with this Idempotency-Key is still running; retry when it has finished.'),
+    new ApiError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still running; retry when it has finished.',
+    ),
   numberUnavailable: (number: string) =>
-    new ApiError('number_unavailable', `${number} is not available: it is held by an account, or not offered by the ` +
-      'inventory. Search for available numbers first.'),
+    new ApiError(
+      'number_unavailable',
+      `${number} is not available: it is held by an account, or not offered by the ` +
+        'inventory. Search for available numbers first.',
+    ),
   messageInFlight: (sid: string, status: string) =>
     new ApiError('message_in_flight', `Message ${sid} is ${status} and not in a final state yet; retry once it is.`),
   addressInUse: (sid: string) =>
-    new ApiError('address_in_use',
-      `A number of your account uses address ${sid}: release the number, or give it another AddressSid, first.`),
+    new ApiError(
+      'address_in_use',
+      `A number of your account uses address ${sid}: release the number, or give it another AddressSid, first.`,
+    ),
   verificationNotPending: (sid: string, status: string) =>
     new ApiError('verification_not_pending', `Verification ${sid} is ${status}, no longer pending.`),
   // 413, 415
@@ -208,16 +301,25 @@ export const errors = {
   destinationBlocked: (reason: string) => new ApiError('destination_blocked', reason),
   // 429
   verificationSendCapReached: (cap: number, retryAfterSeconds: number) =>
-    new ApiError('rate_limited', `Your account reached its cap of ${cap} verification sends per hour.`, undefined,
-      retryAfter(retryAfterSeconds)),
+    new ApiError(
+      'rate_limited',
+      `Your account reached its cap of ${cap} verification sends per hour.`,
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
   maxSendAttemptsReached: (to: string, sends: number, windowMinutes: number, retryAfterSeconds: number) =>
-    new ApiError('max_send_attempts_reached',
+    new ApiError(
+      'max_send_attempts_reached',
       `${sends} codes were already sent to ${to} within ${windowMinutes} minutes; wait before sending another.`,
-      undefined, retryAfter(retryAfterSeconds)),
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
   /** No Retry-After: waiting does not reopen the verification. */
   maxCheckAttemptsReached: (sid: string, wrongCodes: number) =>
-    new ApiError('max_check_attempts_reached',
-      `Verification ${sid} ended after ${wrongCodes} wrong codes; send a new code.`),
+    new ApiError(
+      'max_check_attempts_reached',
+      `Verification ${sid} ended after ${wrongCodes} wrong codes; send a new code.`,
+    ),
   // 5xx
   internal: () => new ApiError('internal_error', 'An unexpected error occurred; it has been logged.'),
   notImplemented: (operationId: string) =>

@@ -21,7 +21,10 @@ async function main(): Promise<void> {
       `\nCreated the default account ${server.createdKey.account_sid}.\nIts API key (shown only now, keep it): ${server.createdKey.api_key}\n\n`,
     );
   }
-  log.info({ url: server.url, database: config.databaseUrl ? 'postgres' : `sqlite in ${config.dataDir}` }, `Telephony API listening on ${server.url}`);
+  log.info(
+    { url: server.url, database: config.databaseUrl ? 'postgres' : `sqlite in ${config.dataDir}` },
+    `Telephony API listening on ${server.url}`,
+  );
   const stop = async (signal: string) => {
     log.info({ signal }, 'shutting down');
     await server.close();

@@ -8,10 +8,14 @@ import { AccountService } from '../server/accounts/service.js';
 describe('where API keys are checked', () => {
   it('refuses to start with an operation outside /v1 that needs a key, and accepts the spec as it is', () => {
     const [keyed] = loadSpec().operations.filter((op) => !op.public);
-    expect(() => assertKeyedOperationsUnderV1([{ ...keyed, operationId: 'listMessages', path: '/messages', expressPath: '/messages' }])).toThrow(
-      /operations outside \/v1 need an API key: listMessages/,
-    );
-    expect(() => assertKeyedOperationsUnderV1([{ ...keyed, public: true, path: '/status', expressPath: '/status' }])).not.toThrow();
+    expect(() =>
+      assertKeyedOperationsUnderV1([
+        { ...keyed, operationId: 'listMessages', path: '/messages', expressPath: '/messages' },
+      ]),
+    ).toThrow(/operations outside \/v1 need an API key: listMessages/);
+    expect(() =>
+      assertKeyedOperationsUnderV1([{ ...keyed, public: true, path: '/status', expressPath: '/status' }]),
+    ).not.toThrow();
     expect(() => assertKeyedOperationsUnderV1(loadSpec().operations)).not.toThrow();
   });
 });
@@ -59,7 +63,9 @@ describe.each(ENGINES)('API keys on every /v1 operation (%s)', (engine) => {
 
   it('refuses other authorization schemes', async () => {
     const account = await t.newAccount();
-    const res = await fetch(`${t.url}/v1/messages`, { headers: { authorization: `Basic ${Buffer.from(account.apiKey).toString('base64')}` } });
+    const res = await fetch(`${t.url}/v1/messages`, {
+      headers: { authorization: `Basic ${Buffer.from(account.apiKey).toString('base64')}` },
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -11,7 +11,10 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
   });
 
   const cli = (...args: string[]) => runScript('scripts/cli.ts', args, env);
-  const listStatus = (apiKey: string) => createTelephonyClient({ baseUrl: t.url, apiKey }).GET('/v1/messages').then((r) => r.response.status);
+  const listStatus = (apiKey: string) =>
+    createTelephonyClient({ baseUrl: t.url, apiKey })
+      .GET('/v1/messages')
+      .then((r) => r.response.status);
 
   it('creates an account whose key the running server accepts at once', async () => {
     const created = await cli('accounts', 'create', '--name', 'Acme');
@@ -22,7 +25,9 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect(await listStatus(out.api_key)).toBe(200);
 
     const listed = JSON.parse((await cli('accounts', 'list')).stdout);
-    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ sid: out.account_sid, name: 'Acme', active_keys: 1 })]));
+    expect(listed.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sid: out.account_sid, name: 'Acme', active_keys: 1 })]),
+    );
   });
 
   it('adds and revokes keys', async () => {
@@ -32,7 +37,8 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect(await listStatus(second.api_key)).toBe(200);
 
     // The server remembers a checked key for API_KEY_CACHE_MS: a revocation from another process counts after it.
-    const revoked = (apiKey: string) => expect.poll(() => listStatus(apiKey), { timeout: t.config.apiKeyCacheMs + 2000, interval: 50 }).toBe(401);
+    const revoked = (apiKey: string) =>
+      expect.poll(() => listStatus(apiKey), { timeout: t.config.apiKeyCacheMs + 2000, interval: 50 }).toBe(401);
     expect((await cli('keys', 'revoke', '--key', second.key_sid)).code).toBe(0);
     await revoked(second.api_key);
     expect((await cli('keys', 'revoke', '--key', api_key)).code).toBe(0);

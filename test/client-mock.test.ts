@@ -40,7 +40,12 @@ describe('typed client against prism mock', () => {
   beforeAll(async () => {
     prism = await startPrismMock();
     client = createTelephonyClient({ baseUrl: prism.url, apiKey: 'tk_mock', fetch: recordingFetch });
-    formClient = createTelephonyClient({ baseUrl: prism.url, apiKey: 'tk_mock', encoding: 'form', fetch: recordingFetch });
+    formClient = createTelephonyClient({
+      baseUrl: prism.url,
+      apiKey: 'tk_mock',
+      encoding: 'form',
+      fetch: recordingFetch,
+    });
   });
   afterAll(() => prism.stop());
 
@@ -52,7 +57,9 @@ describe('typed client against prism mock', () => {
       last = undefined;
       const { data, error, response } = await call(op.path, { params: { path: params }, body });
       const responses = doc.paths[op.path][op.method].responses;
-      const success = Object.keys(responses).filter((code) => /^2/.test(code)).sort()[0];
+      const success = Object.keys(responses)
+        .filter((code) => /^2/.test(code))
+        .sort()[0];
       expect(error, prism.output().slice(-2000)).toBeUndefined();
       expect(response.status).toBe(Number(success));
       expect(last).toMatchObject({

@@ -107,7 +107,10 @@ describe('configuration from the environment', () => {
   });
 
   it('gives the job worker the window JOB_CONCURRENCY asks for (100 by default)', async () => {
-    for (const [env, expected] of [[{}, 100], [{ JOB_CONCURRENCY: '640' }, 640]] as const) {
+    for (const [env, expected] of [
+      [{}, 100],
+      [{ JOB_CONCURRENCY: '640' }, 640],
+    ] as const) {
       const t = await startTestServer('sqlite', env);
       try {
         expect(t.server.worker.maxRunning).toBe(expected);

@@ -74,7 +74,11 @@ describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (en
   });
 
   it('answers every /v1 operation called with its spec example as the spec says', async () => {
-    expect(Object.keys(ANSWERS).sort()).toEqual(v1Operations().map((op) => op.operationId).sort());
+    expect(Object.keys(ANSWERS).sort()).toEqual(
+      v1Operations()
+        .map((op) => op.operationId)
+        .sort(),
+    );
     const auth = { authorization: `Bearer ${t.account.apiKey}` };
     for (const op of v1Operations()) {
       // The server's own answer, exactly; then the same call through Prism, which must find nothing to report.

@@ -21,12 +21,20 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
   }
 
   it('answers malformed JSON with a 400 problem', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"to": ' });
+    const res = await fetch(`${t.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"to": ',
+    });
     await expectProblem(res, 400, 'invalid_json');
   });
 
   it('answers an unsupported content type with a 415 problem', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { ...auth(), 'content-type': 'text/plain' }, body: 'hello' });
+    const res = await fetch(`${t.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     await expectProblem(res, 415, 'unsupported_media_type');
   });
 
@@ -52,7 +60,11 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
   });
 
   it('answers a wrong method with a 405 problem and an Allow header', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, { method: 'PUT', headers: { ...auth(), 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${t.url}/v1/messages`, {
+      method: 'PUT',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{}',
+    });
     await expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toMatch(/GET|POST/i);
   });
@@ -70,7 +82,11 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
 
   it('validates form bodies with the same schema, with numbers coerced from text', async () => {
     const form = new URLSearchParams({ from: '+14155550100', to: '+14155550101', body: 'hi', validity_period: 'abc' });
-    const res = await fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(`${t.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     const body = await expectProblem(res, 400, 'invalid_request');
     expect(body.errors).toEqual([expect.objectContaining({ field: 'validity_period' })]);
   });
@@ -116,7 +132,9 @@ describe('the API crowd signal background jobs yield to', () => {
     const { port } = new URL(t.directUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    socket.write(
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+    );
     return socket;
   }
 

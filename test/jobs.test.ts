@@ -73,7 +73,9 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     );
     w.start();
     await store.transaction((tx) => enqueueJob(tx, kind('slow'), {}));
-    await waitUntil(async () => (await store.db.selectFrom('jobs').select('locked_by').executeTakeFirst())?.locked_by === w.workerId);
+    await waitUntil(
+      async () => (await store.db.selectFrom('jobs').select('locked_by').executeTakeFirst())?.locked_by === w.workerId,
+    );
     await store.transaction(async (tx) => {
       for (let n = 0; n < 10; n++) await enqueueJob(tx, kind('fast'), { n: String(n) });
     });
@@ -132,7 +134,12 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
   /** A worker running one `tick` job per claim, told whether the API is busy; returns when each job ran. */
   function tickWorker(store: Store, busy: () => boolean, yields: { yieldMs: number; maxYieldMs?: number }): number[] {
     const ranAt: number[] = [];
-    const w = new JobWorker(store, handlers({ tick: async () => void ranAt.push(Date.now()) }), logger, { pollMs: 10, batchSize: 1, busy, ...yields });
+    const w = new JobWorker(store, handlers({ tick: async () => void ranAt.push(Date.now()) }), logger, {
+      pollMs: 10,
+      batchSize: 1,
+      busy,
+      ...yields,
+    });
     w.start();
     cleanups.push(() => w.stop());
     return ranAt;
@@ -335,7 +342,8 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
   it('enqueues a job of a kind once, however often asked', async () => {
     const db = await setup();
     const store = await db.open();
-    for (let n = 0; n < 3; n++) await store.transaction((tx) => enqueueJobOnce(tx, store.dialect, kind('hourly'), { n }));
+    for (let n = 0; n < 3; n++)
+      await store.transaction((tx) => enqueueJobOnce(tx, store.dialect, kind('hourly'), { n }));
     await store.transaction((tx) => enqueueJob(tx, kind('other'), {}));
     const kinds = await store.db.selectFrom('jobs').select(['kind', 'payload']).orderBy('id').execute();
     expect(kinds.map((j) => [j.kind, JSON.parse(j.payload)])).toEqual([
@@ -344,33 +352,38 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     ]);
   });
 
-  it.runIf(engine === 'postgres')('enqueues a job of a kind once when two instances ask at the same moment', async () => {
-    const db = await setup();
-    const a = await db.open();
-    const b = await db.open();
-    // A asks first and keeps its transaction open; B asks meanwhile, before A's job is committed.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let asked!: () => void;
-    const aAsked = new Promise<void>((resolve) => (asked = resolve));
-    const first = a.transaction(async (tx) => {
-      await enqueueJobOnce(tx, a.dialect, kind('hourly'), { from: 'a' });
-      asked();
-      await held;
-    });
-    await aAsked;
-    let bDone = false;
-    const second = b.transaction((tx) => enqueueJobOnce(tx, b.dialect, kind('hourly'), { from: 'b' })).then(() => void (bDone = true));
-    try {
-      await new Promise((r) => setTimeout(r, 200));
-      expect(bDone).toBe(false); // B waits for A's answer rather than guessing
-    } finally {
-      release();
-      await Promise.all([first, second]);
-    }
-    const jobs = await a.db.selectFrom('jobs').select('payload').where('kind', '=', 'hourly').execute();
-    expect(jobs.map((j) => JSON.parse(j.payload))).toEqual([{ from: 'a' }]);
-  });
+  it.runIf(engine === 'postgres')(
+    'enqueues a job of a kind once when two instances ask at the same moment',
+    async () => {
+      const db = await setup();
+      const a = await db.open();
+      const b = await db.open();
+      // A asks first and keeps its transaction open; B asks meanwhile, before A's job is committed.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let asked!: () => void;
+      const aAsked = new Promise<void>((resolve) => (asked = resolve));
+      const first = a.transaction(async (tx) => {
+        await enqueueJobOnce(tx, a.dialect, kind('hourly'), { from: 'a' });
+        asked();
+        await held;
+      });
+      await aAsked;
+      let bDone = false;
+      const second = b
+        .transaction((tx) => enqueueJobOnce(tx, b.dialect, kind('hourly'), { from: 'b' }))
+        .then(() => void (bDone = true));
+      try {
+        await new Promise((r) => setTimeout(r, 200));
+        expect(bDone).toBe(false); // B waits for A's answer rather than guessing
+      } finally {
+        release();
+        await Promise.all([first, second]);
+      }
+      const jobs = await a.db.selectFrom('jobs').select('payload').where('kind', '=', 'hourly').execute();
+      expect(jobs.map((j) => JSON.parse(j.payload))).toEqual([{ from: 'a' }]);
+    },
+  );
 
   it.runIf(engine === 'postgres')('two workers racing for 1,000 jobs run each exactly once', async () => {
     const db = await setup();
@@ -385,7 +398,18 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     };
     const wa = worker(a, { count: handler('a') });
     const wb = worker(b, { count: handler('b') });
-    await waitUntil(async () => Number((await a.db.selectFrom('jobs').select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n) === 0, 30_000);
+    await waitUntil(
+      async () =>
+        Number(
+          (
+            await a.db
+              .selectFrom('jobs')
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ) === 0,
+      30_000,
+    );
     await Promise.all([wa.stop(), wb.stop()]);
     expect(runs.size).toBe(1000);
     expect([...runs.values()].every((who) => who.length === 1)).toBe(true);

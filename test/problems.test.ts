@@ -10,7 +10,7 @@ const catalogueCodes = Object.keys(CATALOGUE).sort();
 describe('the error catalogue and the spec', () => {
   const schemas = loadSpec().document.components.schemas;
 
-  it('lists the same codes in the catalogue as in the spec\'s ProblemCode enum, both ways', () => {
+  it("lists the same codes in the catalogue as in the spec's ProblemCode enum, both ways", () => {
     const specCodes: string[] = [...schemas.ProblemCode.enum].sort();
     expect({
       inCatalogueNotInSpec: catalogueCodes.filter((code) => !specCodes.includes(code)),
@@ -56,8 +56,10 @@ describe.each(ENGINES)('problem pages (%s)', (engine) => {
     ['payload_too_large', () => post('/v1/messages', { body: 'x'.repeat(1_100_000) })],
     ['unsupported_media_type', () => post('/v1/messages', 'hello', { 'content-type': 'text/plain' })],
     ['from_number_not_owned', () => post('/v1/messages', { from: '+14155550100', to: '+14155550101', body: 'hi' })],
-    ['address_not_found', () =>
-      post('/v1/incoming-phone-numbers', { PhoneNumber: '+14155550100', AddressSid: `AD${'0'.repeat(32)}` })],
+    [
+      'address_not_found',
+      () => post('/v1/incoming-phone-numbers', { PhoneNumber: '+14155550100', AddressSid: `AD${'0'.repeat(32)}` }),
+    ],
     ['not_implemented', () => fetch(`${t.url}/v1/calls`, { headers: auth() })],
   ];
 

@@ -42,7 +42,13 @@ export class AccountService {
     const keySid = newSid('apiKey', at);
     await this.store.transaction(async ({ db }) => {
       await accounts.insertAccount(db, account);
-      await accounts.insertApiKey(db, { sid: keySid, account_sid: account.sid, key_hash: hashApiKey(apiKey), date_created: now, date_revoked: null });
+      await accounts.insertApiKey(db, {
+        sid: keySid,
+        account_sid: account.sid,
+        key_hash: hashApiKey(apiKey),
+        date_created: now,
+        date_revoked: null,
+      });
     });
     return { account, key: { key_sid: keySid, account_sid: account.sid, api_key: apiKey } };
   }
@@ -52,7 +58,13 @@ export class AccountService {
     const apiKey = newApiKey();
     const at = this.store.clock.now();
     const keySid = newSid('apiKey', at);
-    await accounts.insertApiKey(this.store.db, { sid: keySid, account_sid: accountSid, key_hash: hashApiKey(apiKey), date_created: new Date(at).toISOString(), date_revoked: null });
+    await accounts.insertApiKey(this.store.db, {
+      sid: keySid,
+      account_sid: accountSid,
+      key_hash: hashApiKey(apiKey),
+      date_created: new Date(at).toISOString(),
+      date_revoked: null,
+    });
     return { key_sid: keySid, account_sid: accountSid, api_key: apiKey };
   }
 

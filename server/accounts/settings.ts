@@ -15,8 +15,15 @@ export class AccountSettingsService {
   async get(accountSid: string): Promise<AccountRecord> {
     const row = await accountWithSettings(this.store.db, accountSid);
     if (!row) throw errors.noSuchAccount();
-    const updated = row.settings_updated && row.settings_updated > row.date_updated ? row.settings_updated : row.date_updated;
-    return { sid: row.sid, name: row.name, verify_callback_url: row.verify_callback_url ?? null, date_created: row.date_created, date_updated: updated };
+    const updated =
+      row.settings_updated && row.settings_updated > row.date_updated ? row.settings_updated : row.date_updated;
+    return {
+      sid: row.sid,
+      name: row.name,
+      verify_callback_url: row.verify_callback_url ?? null,
+      date_created: row.date_created,
+      date_updated: updated,
+    };
   }
 
   async update(accountSid: string, input: UpdateAccountInput): Promise<AccountRecord> {

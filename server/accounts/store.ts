@@ -17,7 +17,9 @@ const accountByKeyHash = prepared((db, keyHash: string) =>
     .where('api_keys.date_revoked', 'is', null),
 );
 /** Runs for every batch of webhooks delivered. */
-const secretsOf = prepared((db, accountSids: string[]) => db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids));
+const secretsOf = prepared((db, accountSids: string[]) =>
+  db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids),
+);
 
 /** The account a live (unrevoked) key belongs to. */
 export function accountByApiKeyHash(db: Conn, keyHash: string): Promise<Account | undefined> {
@@ -48,7 +50,12 @@ export async function anyAccount(db: Conn): Promise<boolean> {
 
 /** Revokes the live key with this sid (`by` 'sid') or hash (`by` 'key_hash'); true when one was. */
 export async function revokeApiKey(db: Conn, by: 'sid' | 'key_hash', value: string, now: string): Promise<boolean> {
-  const result = await db.updateTable('api_keys').set({ date_revoked: now }).where(by, '=', value).where('date_revoked', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('api_keys')
+    .set({ date_revoked: now })
+    .where(by, '=', value)
+    .where('date_revoked', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -61,8 +68,15 @@ export function apiKeyByHash(db: Conn, keyHash: string): Promise<Pick<ApiKeyRow,
 export function listAccounts(db: Conn) {
   return db
     .selectFrom('accounts')
-    .leftJoin('api_keys', (j) => j.onRef('api_keys.account_sid', '=', 'accounts.sid').on('api_keys.date_revoked', 'is', null))
-    .select(({ fn }) => ['accounts.sid', 'accounts.name', 'accounts.date_created', fn.count<number>('api_keys.sid').as('active_keys')])
+    .leftJoin('api_keys', (j) =>
+      j.onRef('api_keys.account_sid', '=', 'accounts.sid').on('api_keys.date_revoked', 'is', null),
+    )
+    .select(({ fn }) => [
+      'accounts.sid',
+      'accounts.name',
+      'accounts.date_created',
+      fn.count<number>('api_keys.sid').as('active_keys'),
+    ])
     .groupBy(['accounts.sid', 'accounts.name', 'accounts.date_created'])
     .orderBy('accounts.date_created')
     .execute();
@@ -73,13 +87,24 @@ export function accountWithSettings(db: Conn, accountSid: string) {
   return db
     .selectFrom('accounts')
     .leftJoin('account_settings', 'account_settings.account_sid', 'accounts.sid')
-    .select(['accounts.sid', 'accounts.name', 'accounts.date_created', 'accounts.date_updated', 'account_settings.verify_callback_url'])
+    .select([
+      'accounts.sid',
+      'accounts.name',
+      'accounts.date_created',
+      'accounts.date_updated',
+      'account_settings.verify_callback_url',
+    ])
     .select('account_settings.date_updated as settings_updated')
     .where('accounts.sid', '=', accountSid)
     .executeTakeFirst();
 }
 
-export async function setVerifyCallbackUrl(db: Conn, accountSid: string, url: string | null, now: string): Promise<void> {
+export async function setVerifyCallbackUrl(
+  db: Conn,
+  accountSid: string,
+  url: string | null,
+  now: string,
+): Promise<void> {
   await db
     .insertInto('account_settings')
     .values({ account_sid: accountSid, verify_callback_url: url, date_updated: now })

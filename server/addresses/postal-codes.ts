@@ -9,7 +9,10 @@ interface PostalFormat {
 
 const FORMATS: Record<string, PostalFormat> = {
   US: { pattern: /^\d{5}(-\d{4})?$/, example: '5 digits, or ZIP+4 (94105 or 94105-1234)' },
-  CA: { pattern: /^[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d$/i, example: 'letter-digit-letter digit-letter-digit (K1A 0B1)' },
+  CA: {
+    pattern: /^[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d$/i,
+    example: 'letter-digit-letter digit-letter-digit (K1A 0B1)',
+  },
   GB: { pattern: /^[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}$/i, example: 'an outward and inward code (SW1A 1AA)' },
   DE: { pattern: /^\d{5}$/, example: '5 digits (10117)' },
   FR: { pattern: /^\d{5}$/, example: '5 digits (75002)' },
@@ -33,7 +36,10 @@ const FORMATS: Record<string, PostalFormat> = {
   DK: { pattern: /^\d{4}$/, example: '4 digits (1050)' },
 };
 
-const ANYWHERE: PostalFormat = { pattern: /^[A-Z0-9][A-Z0-9 -]{1,9}$/i, example: '2 to 10 letters, digits, spaces or hyphens' };
+const ANYWHERE: PostalFormat = {
+  pattern: /^[A-Z0-9][A-Z0-9 -]{1,9}$/i,
+  example: '2 to 10 letters, digits, spaces or hyphens',
+};
 
 /** Null when the postal code has the country's format; otherwise why not. */
 export function postalCodeProblem(isoCountry: string, postalCode: string): string | null {

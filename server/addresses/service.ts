@@ -36,7 +36,8 @@ export class AddressService {
   /** Stores the address as pending and schedules its verification in the same transaction. */
   async create(accountSid: string, input: CreateAddressInput): Promise<AddressRecord> {
     const isoCountry = input.iso_country.toUpperCase();
-    if (!isCountryCode(isoCountry)) throw errors.invalidField('iso_country', 'is not an ISO 3166-1 alpha-2 country code');
+    if (!isCountryCode(isoCountry))
+      throw errors.invalidField('iso_country', 'is not an ISO 3166-1 alpha-2 country code');
     const text = (field: 'customer_name' | 'street' | 'city' | 'region' | 'postal_code') => {
       const value = input[field].trim();
       if (!value) throw errors.invalidField(field, 'must not be blank');
@@ -61,7 +62,12 @@ export class AddressService {
     };
     await this.store.transaction(async (tx) => {
       await this.addresses.insert(tx, row);
-      await enqueueJob(tx, VERIFY_ADDRESS_JOB, { sid: row.sid }, { runAt: verificationTime(this.delay, new Date(now)) });
+      await enqueueJob(
+        tx,
+        VERIFY_ADDRESS_JOB,
+        { sid: row.sid },
+        { runAt: verificationTime(this.delay, new Date(now)) },
+      );
     });
     return row;
   }

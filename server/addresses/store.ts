@@ -14,7 +14,12 @@ export class AddressStore {
   }
 
   find(accountSid: string, sid: string, db: Db | Tx['db'] = this.db): Promise<Address | undefined> {
-    return db.selectFrom('addresses').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+    return db
+      .selectFrom('addresses')
+      .selectAll()
+      .where('sid', '=', sid)
+      .where('account_sid', '=', accountSid)
+      .executeTakeFirst();
   }
 
   /** Whatever its account (for background work). */
@@ -28,18 +33,31 @@ export class AddressStore {
 
   /** The account's oldest verified address, in `isoCountry` when given. */
   firstVerified(accountSid: string, isoCountry: string | null): Promise<Address | undefined> {
-    let q = this.db.selectFrom('addresses').selectAll().where('account_sid', '=', accountSid).where('status', '=', 'verified');
+    let q = this.db
+      .selectFrom('addresses')
+      .selectAll()
+      .where('account_sid', '=', accountSid)
+      .where('status', '=', 'verified');
     if (isoCountry) q = q.where('iso_country', '=', isoCountry);
     return q.orderBy('date_created').orderBy('sid').limit(1).executeTakeFirst();
   }
 
   async delete(db: Tx['db'], accountSid: string, sid: string): Promise<boolean> {
-    const result = await db.deleteFrom('addresses').where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+    const result = await db
+      .deleteFrom('addresses')
+      .where('sid', '=', sid)
+      .where('account_sid', '=', accountSid)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 
   /** Records the verification outcome of a pending address; false when it was no longer pending (or is gone). */
-  async settle(db: Tx['db'], sid: string, outcome: { status: 'verified' | 'rejected'; rejection_reason: string | null }, now: string): Promise<boolean> {
+  async settle(
+    db: Tx['db'],
+    sid: string,
+    outcome: { status: 'verified' | 'rejected'; rejection_reason: string | null },
+    now: string,
+  ): Promise<boolean> {
     const result = await db
       .updateTable('addresses')
       .set({ ...outcome, date_updated: now })

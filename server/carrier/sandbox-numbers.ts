@@ -18,9 +18,17 @@ export const MAGIC_NUMBERS = {
 export function outcomeFor(to: string, parsed?: PhoneNumber): SandboxOutcome {
   switch (to) {
     case MAGIC_NUMBERS.invalidDestination:
-      return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination number does not exist.' };
+      return {
+        kind: 'failed',
+        errorCode: 'invalid_destination',
+        errorMessage: 'The destination number does not exist.',
+      };
     case MAGIC_NUMBERS.unreachable:
-      return { kind: 'undelivered', errorCode: 'unreachable_destination', errorMessage: 'The handset is off or out of coverage.' };
+      return {
+        kind: 'undelivered',
+        errorCode: 'unreachable_destination',
+        errorMessage: 'The handset is off or out of coverage.',
+      };
     case MAGIC_NUMBERS.carrierRejected:
       return { kind: 'failed', errorCode: 'carrier_rejected', errorMessage: 'The carrier refused the message.' };
     case MAGIC_NUMBERS.slowDelivery:
@@ -28,7 +36,11 @@ export function outcomeFor(to: string, parsed?: PhoneNumber): SandboxOutcome {
   }
   // Parsed only past the magic numbers, which need no parsing.
   if (!(parsed ?? parsePhoneNumberFromString(to))?.isPossible()) {
-    return { kind: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination is not a possible phone number.' };
+    return {
+      kind: 'failed',
+      errorCode: 'invalid_destination',
+      errorMessage: 'The destination is not a possible phone number.',
+    };
   }
   return { kind: 'delivered', slow: false };
 }

@@ -30,7 +30,13 @@ export class SandboxOtp implements OtpCarrier {
   async submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void> {
     const failure = this.failureFor(delivery.to, delivery.channel);
     if (failure) {
-      const report: OtpReport = { verificationSid: delivery.verificationSid, channel: delivery.channel, status: 'failed', errorCode: failure.errorCode, errorMessage: failure.errorMessage };
+      const report: OtpReport = {
+        verificationSid: delivery.verificationSid,
+        channel: delivery.channel,
+        status: 'failed',
+        errorCode: failure.errorCode,
+        errorMessage: failure.errorMessage,
+      };
       await enqueueJob(tx, SANDBOX_OTP_JOB, report, { runAt: dateIn(tx.clock, failure.afterMs) });
       return;
     }
@@ -48,10 +54,17 @@ export class SandboxOtp implements OtpCarrier {
 
   private failureFor(to: string, channel: OtpChannel): Failure | null {
     const c = this.config;
-    if (channel === 'voice' && UNANSWERED_CALL_NUMBERS[to]) return { ...UNANSWERED_CALL_NUMBERS[to], afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
+    if (channel === 'voice' && UNANSWERED_CALL_NUMBERS[to])
+      return { ...UNANSWERED_CALL_NUMBERS[to], afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
     const outcome = outcomeFor(to);
-    if (outcome.kind === 'failed') return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs };
-    if (outcome.kind === 'undelivered') return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
+    if (outcome.kind === 'failed')
+      return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs };
+    if (outcome.kind === 'undelivered')
+      return {
+        errorCode: outcome.errorCode,
+        errorMessage: outcome.errorMessage,
+        afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs,
+      };
     return null;
   }
 
@@ -68,6 +81,15 @@ export class SandboxOtp implements OtpCarrier {
 
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
     const row = await deliveredCode(db, accountSid, to);
-    return row && { to: row.to_number, code: row.code, text: row.text, verificationSid: row.verification_sid, channel: row.channel, dateSent: row.date_sent };
+    return (
+      row && {
+        to: row.to_number,
+        code: row.code,
+        text: row.text,
+        verificationSid: row.verification_sid,
+        channel: row.channel,
+        dateSent: row.date_sent,
+      }
+    );
   }
 }

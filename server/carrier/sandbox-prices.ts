@@ -29,7 +29,10 @@ const OTHER: Rates = { sms: 0.05, mms: 0.12, rcs: 0.04 };
 export const PRICE_UNIT = 'USD';
 
 /** The destination's ISO country, or null when the number does not say. */
-export function destinationCountry(to: string, parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to)): string | null {
+export function destinationCountry(
+  to: string,
+  parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to),
+): string | null {
   if (!parsed) return null;
   return parsed.country ?? parsed.getPossibleCountries()[0] ?? (parsed.countryCallingCode === '1' ? 'US' : null);
 }

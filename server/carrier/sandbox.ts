@@ -4,7 +4,14 @@
 import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
-import type { Carrier, CarrierReports, DestinationCapabilities, MessageReport, OutboundMessage, ScheduleWork } from './carrier.js';
+import type {
+  Carrier,
+  CarrierReports,
+  DestinationCapabilities,
+  MessageReport,
+  OutboundMessage,
+  ScheduleWork,
+} from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
@@ -12,10 +19,13 @@ import { SandboxOtp } from './sandbox-otp.js';
 import { holdSendSlot, moveSendSlot } from './store.js';
 import { dateIn } from '../clock.js';
 
-
 type SandboxConfig = Pick<
   Config,
-  'sandboxSentDelayMs' | 'sandboxDeliveryDelayMs' | 'sandboxSlowDeliveryMs' | 'sandboxReadDelayMs' | 'sandboxMessagesPerSecond'
+  | 'sandboxSentDelayMs'
+  | 'sandboxDeliveryDelayMs'
+  | 'sandboxSlowDeliveryMs'
+  | 'sandboxReadDelayMs'
+  | 'sandboxMessagesPerSecond'
 >;
 
 interface Step {
@@ -66,17 +76,36 @@ export class SandboxCarrier implements Carrier {
     const parsed = parsePhoneNumberFromString(message.to);
     const outcome = outcomeFor(message.to, parsed);
     if (outcome.kind === 'failed') {
-      return [{ afterMs: c.sandboxSentDelayMs, report: { status: 'failed', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
+      return [
+        {
+          afterMs: c.sandboxSentDelayMs,
+          report: { status: 'failed', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage },
+        },
+      ];
     }
     const sent: Step = {
       afterMs: c.sandboxSentDelayMs,
-      report: { status: 'sent', price: messagePrice(message.to, message.channel, message.numSegments, parsed), priceUnit: PRICE_UNIT },
+      report: {
+        status: 'sent',
+        price: messagePrice(message.to, message.channel, message.numSegments, parsed),
+        priceUnit: PRICE_UNIT,
+      },
     };
     if (outcome.kind === 'undelivered') {
-      return [sent, { afterMs: c.sandboxDeliveryDelayMs, report: { status: 'undelivered', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage } }];
+      return [
+        sent,
+        {
+          afterMs: c.sandboxDeliveryDelayMs,
+          report: { status: 'undelivered', errorCode: outcome.errorCode, errorMessage: outcome.errorMessage },
+        },
+      ];
     }
-    const delivered: Step = { afterMs: outcome.slow ? c.sandboxSlowDeliveryMs : c.sandboxDeliveryDelayMs, report: { status: 'delivered' } };
-    const read: Step[] = message.channel === 'rcs' ? [{ afterMs: c.sandboxReadDelayMs, report: { status: 'read' } }] : [];
+    const delivered: Step = {
+      afterMs: outcome.slow ? c.sandboxSlowDeliveryMs : c.sandboxDeliveryDelayMs,
+      report: { status: 'delivered' },
+    };
+    const read: Step[] =
+      message.channel === 'rcs' ? [{ afterMs: c.sandboxReadDelayMs, report: { status: 'read' } }] : [];
     return [sent, delivered, ...read];
   }
 

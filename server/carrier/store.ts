@@ -9,9 +9,15 @@ const addSlotRow = prepared((db, from: string) =>
     .values({ from_number: from, next_at: '' })
     .onConflict((oc) => oc.column('from_number').doNothing()),
 );
-const slotOf = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from));
-const slotForUpdate = prepared((db, from: string) => db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate());
-const moveSlot = prepared((db, from: string, nextAt: string) => db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from));
+const slotOf = prepared((db, from: string) =>
+  db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from),
+);
+const slotForUpdate = prepared((db, from: string) =>
+  db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate(),
+);
+const moveSlot = prepared((db, from: string, nextAt: string) =>
+  db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from),
+);
 
 /** The sender's next free send slot ('' when it never sent), its row made if need be and held to the transaction's end. */
 export async function holdSendSlot(tx: Tx, dialect: Dialect, from: string): Promise<string> {
@@ -32,11 +38,24 @@ export async function keepDeliveredCode(tx: Tx, row: SandboxOtpDeliveryRow): Pro
     .insertInto('sandbox_otp_deliveries')
     .values(row)
     .onConflict((oc) =>
-      oc.columns(['account_sid', 'to_number']).doUpdateSet({ verification_sid: row.verification_sid, channel: row.channel, code: row.code, text: row.text, date_sent: row.date_sent }),
+      oc
+        .columns(['account_sid', 'to_number'])
+        .doUpdateSet({
+          verification_sid: row.verification_sid,
+          channel: row.channel,
+          code: row.code,
+          text: row.text,
+          date_sent: row.date_sent,
+        }),
     )
     .execute();
 }
 
 export function deliveredCode(db: Db, accountSid: string, to: string): Promise<SandboxOtpDeliveryRow | undefined> {
-  return db.selectFrom('sandbox_otp_deliveries').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).executeTakeFirst();
+  return db
+    .selectFrom('sandbox_otp_deliveries')
+    .selectAll()
+    .where('account_sid', '=', accountSid)
+    .where('to_number', '=', to)
+    .executeTakeFirst();
 }

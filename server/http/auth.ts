@@ -10,7 +10,8 @@ import type { OperationInfo } from './spec.js';
  */
 export function assertKeyedOperationsUnderV1(operations: readonly OperationInfo[]): void {
   const unguarded = operations.filter((op) => !op.public && !op.expressPath.startsWith('/v1/'));
-  if (unguarded.length) throw new Error(`operations outside /v1 need an API key: ${unguarded.map((op) => op.operationId).join(', ')}`);
+  if (unguarded.length)
+    throw new Error(`operations outside /v1 need an API key: ${unguarded.map((op) => op.operationId).join(', ')}`);
 }
 
 export function requireApiKey(accounts: AccountService) {

@@ -10,13 +10,18 @@ import { loadSpec, type OperationId } from './spec.js';
 type Op<O extends OperationId> = operations[O];
 type Content<T> = T extends { content: infer C } ? C : never;
 
-export type RequestBody<O extends OperationId> = Op<O> extends { requestBody: infer B }
-  ? Content<NonNullable<B>> extends { 'application/json': infer J }
-    ? J
-    : never
-  : undefined;
-export type PathParams<O extends OperationId> = Op<O>['parameters'] extends { path: infer P } ? NonNullable<P> : Record<string, never>;
-export type QueryParams<O extends OperationId> = Op<O>['parameters'] extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+export type RequestBody<O extends OperationId> =
+  Op<O> extends { requestBody: infer B }
+    ? Content<NonNullable<B>> extends { 'application/json': infer J }
+      ? J
+      : never
+    : undefined;
+export type PathParams<O extends OperationId> = Op<O>['parameters'] extends { path: infer P }
+  ? NonNullable<P>
+  : Record<string, never>;
+export type QueryParams<O extends OperationId> = Op<O>['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : Record<string, never>;
 
 type Responses<O extends OperationId> = Op<O>['responses'];
 type SuccessCode<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202 | 204>;
@@ -50,15 +55,25 @@ export type HandlerTable = { [O in OperationId]?: Handler<O> };
 export function mountOperations(app: Express, handlers: HandlerTable, services: Services): void {
   const byOperation = new Map<string, Handler<OperationId> | null>();
   for (const op of loadSpec().operations) {
-    if (!op.public) byOperation.set(op.operationId, (handlers[op.operationId] as Handler<OperationId> | undefined) ?? null);
+    if (!op.public)
+      byOperation.set(op.operationId, (handlers[op.operationId] as Handler<OperationId> | undefined) ?? null);
   }
   app.use(async (req: Request, res: Response, next: NextFunction) => {
-    const matched = (req as Request & { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> } }).openapi;
+    const matched = (
+      req as Request & { openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> } }
+    ).openapi;
     const operationId = matched?.schema?.operationId;
     const handler = operationId === undefined ? undefined : byOperation.get(operationId);
     if (handler === undefined) return next();
     if (handler === null) return next(errors.notImplemented(operationId!));
-    const input = { account: req.account!, body: req.body, params: (matched!.pathParams ?? {}) as any, query: req.query as any, req, services };
+    const input = {
+      account: req.account!,
+      body: req.body,
+      params: (matched!.pathParams ?? {}) as any,
+      query: req.query as any,
+      req,
+      services,
+    };
     const reply = (await handler(input)) as { status: number; body?: unknown; headers?: Record<string, string> };
     res.status(reply.status);
     if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name]);

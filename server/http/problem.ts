@@ -11,19 +11,30 @@ interface ValidatorError {
 }
 
 function isValidatorError(err: unknown): err is ValidatorError {
-  return typeof err === 'object' && err !== null && typeof (err as any).status === 'number' && Array.isArray((err as any).errors);
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    typeof (err as any).status === 'number' &&
+    Array.isArray((err as any).errors)
+  );
 }
 
 /** `/body/participants/0/identifier` -> `participants[0].identifier`; `/query/page_size` -> `page_size`. */
 export function fieldName(path: string): string {
-  const parts = path.replace(/^\.?\/?(body|query|params|path|headers)[/.]?/, '').split(/[/.]/).filter(Boolean);
+  const parts = path
+    .replace(/^\.?\/?(body|query|params|path|headers)[/.]?/, '')
+    .split(/[/.]/)
+    .filter(Boolean);
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || 'body';
 }
 
 function fromValidator(err: ValidatorError, req: Request): ApiError {
   switch (err.status) {
     case 400: {
-      const fieldErrors: FieldError[] = (err.errors ?? []).map((e) => ({ field: fieldName(e.path), message: e.message }));
+      const fieldErrors: FieldError[] = (err.errors ?? []).map((e) => ({
+        field: fieldName(e.path),
+        message: e.message,
+      }));
       const detail = fieldErrors.length ? fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; ') : err.message;
       return errors.invalidRequest(detail, fieldErrors.length ? fieldErrors : undefined);
     }
@@ -84,6 +95,7 @@ export function problemMiddleware(err: unknown, req: Request, res: Response, nex
   if (err instanceof ApiError) error = err;
   else if (isValidatorError(err)) error = fromValidator(err, req);
   else error = fromBodyParser(err) ?? errors.internal();
-  if (error.status >= 500) req.log.error({ err, violations: isValidatorError(err) ? err.errors : undefined }, 'request failed');
+  if (error.status >= 500)
+    req.log.error({ err, violations: isValidatorError(err) ? err.errors : undefined }, 'request failed');
   sendProblem(req, res, error);
 }

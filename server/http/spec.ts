@@ -106,7 +106,9 @@ export function emptyTrailingParameter(method: string, path: string): string | u
     const last = /\/\{([^}]+)\}$/.exec(op.path);
     if (op.method !== m || !last) continue;
     const parentPattern = op.path.slice(0, last.index);
-    const re = new RegExp('^' + parentPattern.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+    const re = new RegExp(
+      '^' + parentPattern.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$',
+    );
     if (re.test(parent)) return last[1];
   }
   return undefined;

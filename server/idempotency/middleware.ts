@@ -11,12 +11,21 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** The operationIds whose spec lists an Idempotency-Key header parameter. */
 export function idempotentOperations(): Set<OperationId> {
   const doc = loadSpec().document;
-  const resolve = (node: any): any => (node?.$ref ? node.$ref.replace(/^#\//, '').split('/').reduce((acc: any, part: string) => acc?.[part], doc) : node);
+  const resolve = (node: any): any =>
+    node?.$ref
+      ? node.$ref
+          .replace(/^#\//, '')
+          .split('/')
+          .reduce((acc: any, part: string) => acc?.[part], doc)
+      : node;
   const found = new Set<OperationId>();
   for (const op of loadSpec().operations) {
     const item = doc.paths[op.path];
     const params = [...(item.parameters ?? []), ...(item[op.method].parameters ?? [])].map(resolve);
-    if (params.some((p: any) => p?.in === 'header' && String(p.name).toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase())) found.add(op.operationId);
+    if (
+      params.some((p: any) => p?.in === 'header' && String(p.name).toLowerCase() === IDEMPOTENCY_HEADER.toLowerCase())
+    )
+      found.add(op.operationId);
   }
   return found;
 }
@@ -29,7 +38,9 @@ export function requestHash(params: unknown, body: unknown): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);

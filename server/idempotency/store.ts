@@ -14,14 +14,14 @@ export interface Scope {
 }
 
 export type Claim =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: unknown }
-  | { kind: 'reused' }
-  | { kind: 'in_use' };
+  { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'reused' } | { kind: 'in_use' };
 
 function where(scope: Scope) {
   return (qb: any) =>
-    qb.where('account_sid', '=', scope.accountSid).where('operation_id', '=', scope.operationId).where('idempotency_key', '=', scope.key);
+    qb
+      .where('account_sid', '=', scope.accountSid)
+      .where('operation_id', '=', scope.operationId)
+      .where('idempotency_key', '=', scope.key);
 }
 
 /** Claims the key at `now` (ms, by the app's clock; the claim's lease is real time, see leaseUntil). */
@@ -44,7 +44,8 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
 
-  const existing = await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst() as IdempotencyKeyRow | undefined;
+  const existing = (await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst()) as
+    IdempotencyKeyRow | undefined;
   if (!existing) return claim(db, scope, requestHash, now);
   const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
   const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
@@ -58,11 +59,19 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
   }
   if (existing.request_hash !== requestHash) return { kind: 'reused' };
   if (existing.state === 'running') return { kind: 'in_use' };
-  return { kind: 'replay', status: Number(existing.response_status), body: existing.response_body === null ? undefined : JSON.parse(existing.response_body) };
+  return {
+    kind: 'replay',
+    status: Number(existing.response_status),
+    body: existing.response_body === null ? undefined : JSON.parse(existing.response_body),
+  };
 }
 
 export async function complete(db: Db, scope: Scope, status: number, body: unknown): Promise<void> {
-  await where(scope)(db.updateTable('idempotency_keys').set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) })).execute();
+  await where(scope)(
+    db
+      .updateTable('idempotency_keys')
+      .set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) }),
+  ).execute();
 }
 
 /** Forgets a claim whose request failed, so the same key can be retried. */
@@ -75,7 +84,13 @@ const keysBefore = (db: Db | Tx['db'], before: string) =>
 
 /** The creation time of the `n`th oldest record made before `before`: where a chunk of them ends. */
 export async function keyCreatedAt(db: Db, before: string, n: number): Promise<string | undefined> {
-  return (await keysBefore(db, before).orderBy('date_created').limit(1).offset(n - 1).executeTakeFirst())?.date_created;
+  return (
+    await keysBefore(db, before)
+      .orderBy('date_created')
+      .limit(1)
+      .offset(n - 1)
+      .executeTakeFirst()
+  )?.date_created;
 }
 
 /** Deletes the records made before `before` (and up to `upTo`, when given); returns how many went. */

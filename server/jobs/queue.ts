@@ -24,12 +24,19 @@ export interface EnqueueOptions {
 }
 
 const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
-const deleteJob = prepared((db, id: number, workerId: string) => db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId));
+const deleteJob = prepared((db, id: number, workerId: string) =>
+  db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId),
+);
 const updateHeldJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
   db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
 
-export async function enqueueJob<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<void> {
+export async function enqueueJob<P>(
+  tx: Tx,
+  type: JobType<P>,
+  payload: NoInfer<P>,
+  options: EnqueueOptions = {},
+): Promise<void> {
   const now = tx.clock.now();
   const runAt = options.runAt ?? new Date(now);
   await insertJob.run(tx.db, {
@@ -51,8 +58,15 @@ export async function enqueueJob<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P
  * On PostgreSQL, instances starting at the same moment take turns on a lock of the kind held to the end of their
  * transactions, so the second sees the first's job instead of adding its own; SQLite has one writer at a time.
  */
-export async function enqueueJobOnce<P>(tx: Tx, dialect: Dialect, type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions = {}): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`jobs.once:${type.kind}`}))`.execute(tx.db);
+export async function enqueueJobOnce<P>(
+  tx: Tx,
+  dialect: Dialect,
+  type: JobType<P>,
+  payload: NoInfer<P>,
+  options: EnqueueOptions = {},
+): Promise<void> {
+  if (dialect === 'postgres')
+    await sql`select pg_advisory_xact_lock(hashtext(${`jobs.once:${type.kind}`}))`.execute(tx.db);
   const existing = await tx.db.selectFrom('jobs').select('id').where('kind', '=', type.kind).executeTakeFirst();
   if (!existing) await enqueueJob(tx, type, payload, options);
 }
@@ -106,8 +120,23 @@ export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): 
  * Keeps the job for its next step: a new payload and run time (and kind, when given), a fresh attempt count. False
  * when the lease was lost.
  */
-export async function continueJob(db: Db | Tx['db'], job: Job, workerId: string, payload: unknown, runAt: Date, kind?: string): Promise<boolean> {
-  const change = { kind, payload: JSON.stringify(payload), run_at: runAt.toISOString(), attempts: 0, locked_by: null, locked_until: null, last_error: null };
+export async function continueJob(
+  db: Db | Tx['db'],
+  job: Job,
+  workerId: string,
+  payload: unknown,
+  runAt: Date,
+  kind?: string,
+): Promise<boolean> {
+  const change = {
+    kind,
+    payload: JSON.stringify(payload),
+    run_at: runAt.toISOString(),
+    attempts: 0,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+  };
   return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 

@@ -85,7 +85,8 @@ export class JobWorker {
       },
       continueIn: async (tx, type, payload, runAt) => {
         finished = true;
-        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, type.kind))) throw new Error(`job ${job.id} lease lost`);
+        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, type.kind)))
+          throw new Error(`job ${job.id} lease lost`);
         if (runAt.getTime() <= tx.clock.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
       },
     };

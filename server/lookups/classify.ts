@@ -45,7 +45,11 @@ export function isPhoneNumberText(text: string): boolean {
 export function parseCountry(value: string | undefined, field = 'country_code'): CountryCode | undefined {
   if (value === undefined) return undefined;
   const code = value.toUpperCase();
-  if (!isSupportedCountry(code)) throw errors.invalidField(field, `"${value}" is not a country with a numbering plan (ISO 3166-1 alpha-2, e.g. US or DE)`);
+  if (!isSupportedCountry(code))
+    throw errors.invalidField(
+      field,
+      `"${value}" is not a country with a numbering plan (ISO 3166-1 alpha-2, e.g. US or DE)`,
+    );
   return code;
 }
 
@@ -99,12 +103,13 @@ export function classifyNumber(input: string, country?: CountryCode): Classified
     };
   }
   const lengthError = validatePhoneNumberLength(text, country);
-  const callingCode = parsed?.countryCallingCode ?? (country && !text.startsWith('+') ? getCountryCallingCode(country) : null);
+  const callingCode =
+    parsed?.countryCallingCode ?? (country && !text.startsWith('+') ? getCountryCallingCode(country) : null);
   return {
     phoneNumber: parsed?.number ?? input,
     e164: parsed?.number ?? null,
     valid: false,
-    validationErrors: [lengthError ? LENGTH_ERRORS[lengthError] ?? 'INVALID_LENGTH' : 'INVALID_BUT_POSSIBLE'],
+    validationErrors: [lengthError ? (LENGTH_ERRORS[lengthError] ?? 'INVALID_LENGTH') : 'INVALID_BUT_POSSIBLE'],
     countryCode: parsed?.country ?? (callingCode ? countryFor(callingCode, country) : null),
     callingCountryCode: callingCode,
     nationalFormat: null,

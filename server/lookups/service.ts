@@ -13,7 +13,8 @@ export type BatchItem = components['schemas']['PhoneNumberLookupBatchItem'];
 
 export const MAX_BATCH = 1000;
 
-const NOT_A_PHONE_NUMBER = 'is not a phone number: give E.164 such as +14155550123, or a national number with country_code';
+const NOT_A_PHONE_NUMBER =
+  'is not a phone number: give E.164 such as +14155550123, or a national number with country_code';
 
 export class LookupService {
   constructor(private readonly store: Store) {}
@@ -36,7 +37,11 @@ export class LookupService {
     return inputs.map((input, i) =>
       classified[i]
         ? { input, result: results[next++], error: null }
-        : { input, result: null, error: { code: 'not_a_phone_number', message: `phone_numbers[${i}] ${NOT_A_PHONE_NUMBER}` } },
+        : {
+            input,
+            result: null,
+            error: { code: 'not_a_phone_number', message: `phone_numbers[${i}] ${NOT_A_PHONE_NUMBER}` },
+          },
     );
   }
 
@@ -48,7 +53,9 @@ export class LookupService {
     );
     return Promise.all(
       numbers.map(async (n) => {
-        const [carrier, location] = n.parts ? await Promise.all([describe('carrier', n.parts), describe('geocodes', n.parts)]) : [null, null];
+        const [carrier, location] = n.parts
+          ? await Promise.all([describe('carrier', n.parts), describe('geocodes', n.parts)])
+          : [null, null];
         const platform = (n.e164 && seen.get(n.e164)) || NOTHING_SEEN;
         return {
           phone_number: n.phoneNumber,

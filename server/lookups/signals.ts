@@ -46,8 +46,13 @@ async function messageTraffic(db: Db, numbers: string[], now: number): Promise<M
   const counts = new Map<string, Counts>();
   const entry = (n: string) => counts.get(n) ?? counts.set(n, {}).get(n)!;
   // PostgreSQL answers counts and sums as strings (bigint/numeric).
-  for (const row of volume) Object.assign(entry(row.from_number), { outboundLastHour: Number(row.sent), recipientsLastHour: Number(row.recipients) });
-  for (const row of outcomes) Object.assign(entry(row.from_number), { finishedLastDay: Number(row.finished), failedLastDay: Number(row.failed) });
+  for (const row of volume)
+    Object.assign(entry(row.from_number), {
+      outboundLastHour: Number(row.sent),
+      recipientsLastHour: Number(row.recipients),
+    });
+  for (const row of outcomes)
+    Object.assign(entry(row.from_number), { finishedLastDay: Number(row.finished), failedLastDay: Number(row.failed) });
   return counts;
 }
 
@@ -55,5 +60,10 @@ async function messageTraffic(db: Db, numbers: string[], now: number): Promise<M
 async function verificationTraffic(db: Db, numbers: string[], now: number): Promise<Map<string, Counts>> {
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const rows = await sendsAndApprovalsSince(db, numbers, dayAgo);
-  return new Map(rows.map((row) => [row.to_number, { verificationSendsLastDay: Number(row.sends), verificationsApprovedLastDay: Number(row.approved) }]));
+  return new Map(
+    rows.map((row) => [
+      row.to_number,
+      { verificationSendsLastDay: Number(row.sends), verificationsApprovedLastDay: Number(row.approved) },
+    ]),
+  );
 }

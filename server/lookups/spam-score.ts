@@ -58,10 +58,26 @@ interface Rule {
 const percent = (part: number, whole: number) => `${Math.round((part / whole) * 100)}%`;
 
 export const RULES: Rule[] = [
-  { reason: 'invalid_number', weight: 30, explain: (s) => (s.valid ? null : 'The number is not a valid phone number.') },
-  { reason: 'premium_rate_number', weight: 60, explain: (s) => (s.lineType === 'premium' ? 'Premium-rate line: calls and messages cost the sender extra.' : null) },
-  { reason: 'shared_cost_number', weight: 30, explain: (s) => (s.lineType === 'shared_cost' ? 'Shared-cost line: the caller pays part of the cost.' : null) },
-  { reason: 'unknown_line_type', weight: 10, explain: (s) => (s.typeKnown ? null : 'The numbering plan gives this number no line type.') },
+  {
+    reason: 'invalid_number',
+    weight: 30,
+    explain: (s) => (s.valid ? null : 'The number is not a valid phone number.'),
+  },
+  {
+    reason: 'premium_rate_number',
+    weight: 60,
+    explain: (s) => (s.lineType === 'premium' ? 'Premium-rate line: calls and messages cost the sender extra.' : null),
+  },
+  {
+    reason: 'shared_cost_number',
+    weight: 30,
+    explain: (s) => (s.lineType === 'shared_cost' ? 'Shared-cost line: the caller pays part of the cost.' : null),
+  },
+  {
+    reason: 'unknown_line_type',
+    weight: 10,
+    explain: (s) => (s.typeKnown ? null : 'The numbering plan gives this number no line type.'),
+  },
   {
     reason: 'high_outbound_volume',
     weight: 25,
@@ -82,7 +98,8 @@ export const RULES: Rule[] = [
     reason: 'high_failure_rate',
     weight: 30,
     explain: ({ platform: p }) =>
-      p.finishedLastDay >= THRESHOLDS.minFinishedForFailureRate && p.failedLastDay / p.finishedLastDay >= THRESHOLDS.failureShare
+      p.finishedLastDay >= THRESHOLDS.minFinishedForFailureRate &&
+      p.failedLastDay / p.finishedLastDay >= THRESHOLDS.failureShare
         ? `${percent(p.failedLastDay, p.finishedLastDay)} of its ${p.finishedLastDay} finished messages in the last 24 hours failed or went undelivered.`
         : null,
   },
@@ -94,8 +111,16 @@ export const RULES: Rule[] = [
         ? `${p.verificationSendsLastDay} verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).`
         : null,
   },
-  { reason: 'held_on_platform', weight: -10, explain: (s) => (s.platform.held ? 'An account on this platform holds this number.' : null) },
-  { reason: 'not_held_on_platform', weight: 5, explain: (s) => (s.platform.held ? null : 'No account on this platform holds this number.') },
+  {
+    reason: 'held_on_platform',
+    weight: -10,
+    explain: (s) => (s.platform.held ? 'An account on this platform holds this number.' : null),
+  },
+  {
+    reason: 'not_held_on_platform',
+    weight: 5,
+    explain: (s) => (s.platform.held ? null : 'No account on this platform holds this number.'),
+  },
 ];
 
 export function scoreSpam(signals: SpamSignals): { spam_score: number; spam_reasons: SpamReason[] } {

@@ -50,7 +50,12 @@ export class MessageEvents {
   /** A message received by a number of the platform: `message.received` to its sms_url, then the listeners. */
   async received(tx: Tx, row: MessageRow, smsUrl: string | null, allowReply: boolean): Promise<void> {
     if (smsUrl) {
-      const context: ReplyContext = { accountSid: row.account_sid, from: row.to_number, to: row.from_number, inboundSid: row.sid };
+      const context: ReplyContext = {
+        accountSid: row.account_sid,
+        from: row.to_number,
+        to: row.from_number,
+        inboundSid: row.sid,
+      };
       await this.webhooks.enqueue(tx, {
         accountSid: row.account_sid,
         url: smsUrl,

@@ -56,7 +56,12 @@ export class MessagePipeline implements CarrierReports {
    * Sends the message, fails it, or waits for its send slot. Its job carries on as the next step (a later try, or
    * the carrier's work once handed over) rather than ending for a new one: true when it did.
    */
-  private async dispatchQueued(tx: Tx, message: MessageRow, slot: string | undefined, ctx: JobContext): Promise<boolean> {
+  private async dispatchQueued(
+    tx: Tx,
+    message: MessageRow,
+    slot: string | undefined,
+    ctx: JobContext,
+  ): Promise<boolean> {
     const tryAgain = async (job: DispatchJob, runAt: Date) => {
       await ctx.continueIn(tx, DISPATCH_JOB, job, runAt);
       return true;
@@ -115,7 +120,9 @@ export class MessagePipeline implements CarrierReports {
     const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], {
       status: report.status,
       date_updated: now,
-      ...(report.status === 'sent' ? { date_sent: now, price: report.price ?? null, price_unit: report.priceUnit ?? 'USD' } : {}),
+      ...(report.status === 'sent'
+        ? { date_sent: now, price: report.price ?? null, price_unit: report.priceUnit ?? 'USD' }
+        : {}),
       ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
     });
     if (updated) await this.events.statusChanged(tx, updated);

@@ -24,7 +24,9 @@ function fromJson(text: string): Reply[] {
   if (typeof reply === 'string') return reply ? [{ body: reply, mediaUrls: [] }] : [];
   if (reply && typeof reply === 'object') {
     const body = typeof reply.body === 'string' ? reply.body : '';
-    const media = Array.isArray(reply.media_url) ? reply.media_url.filter((u: unknown): u is string => typeof u === 'string') : [];
+    const media = Array.isArray(reply.media_url)
+      ? reply.media_url.filter((u: unknown): u is string => typeof u === 'string')
+      : [];
     return body || media.length ? [{ body, mediaUrls: media }] : [];
   }
   return [];

@@ -62,7 +62,9 @@ export class MessageService {
   ) {
     this.events = new MessageEvents(webhooks);
     this.pipeline = new MessagePipeline(carrier, this.events);
-    webhooks.handleResponses(REPLY_HANDLER, (tx, response, context: ReplyContext) => this.sendReplies(tx, response.body, response.contentType, context));
+    webhooks.handleResponses(REPLY_HANDLER, (tx, response, context: ReplyContext) =>
+      this.sendReplies(tx, response.body, response.contentType, context),
+    );
   }
 
   /** Other features follow messages here: every status change of an outbound message, every inbound message. */
@@ -80,8 +82,10 @@ export class MessageService {
     if (!body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
     if (body.length > MAX_BODY) throw errors.invalidField('body', `must be at most ${MAX_BODY} characters`);
     if (media.length > MAX_MEDIA) throw errors.invalidField('media_url', `must have at most ${MAX_MEDIA} items`);
-    if (media.some((url) => !/^https?:\/\/\S+$/.test(url))) throw errors.invalidField('media_url', 'must be http or https URLs');
-    if (input.channel === 'sms' && media.length) throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
+    if (media.some((url) => !/^https?:\/\/\S+$/.test(url)))
+      throw errors.invalidField('media_url', 'must be http or https URLs');
+    if (input.channel === 'sms' && media.length)
+      throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
     const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
     if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
       throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
@@ -95,7 +99,8 @@ export class MessageService {
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
       const requested = input.channel ?? 'auto';
-      const rcs = (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
+      const rcs =
+        (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
       const channel = rcs ? 'rcs' : media.length || requested === 'mms' ? 'mms' : 'sms';
       const created = new Date(now).toISOString();
       const row: MessageRow = {

@@ -23,13 +23,22 @@ type Change = Updateable<MessageRow> & { status: MessageStatus; date_updated: st
 
 // The statements of the message pipeline, compiled once (see store/sqlite/prepared.ts).
 const insertRow = prepared((db, row: MessageRow) => db.insertInto('messages').values(row));
-const selectOwned = prepared((db, accountSid: string, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid));
+const selectOwned = prepared((db, accountSid: string, sid: string) =>
+  db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid),
+);
 const selectBySid = prepared((db, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid));
 const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
   db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).returningAll(),
 );
-const updateScheduledIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
-  db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).where('send_at', '>', sendAtAfter).returningAll(),
+const updateScheduledIn = prepared(
+  (db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
+    db
+      .updateTable('messages')
+      .set(set)
+      .where('sid', '=', sid)
+      .where('status', 'in', from)
+      .where('send_at', '>', sendAtAfter)
+      .returningAll(),
 );
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {
@@ -52,15 +61,32 @@ export function transition(
   set: Change,
   extra?: { sendAtAfter?: string },
 ): Promise<MessageRow | undefined> {
-  return extra?.sendAtAfter ? updateScheduledIn.first(db, sid, from, set, extra.sendAtAfter) : updateIn.first(db, sid, from, set);
+  return extra?.sendAtAfter
+    ? updateScheduledIn.first(db, sid, from, set, extra.sendAtAfter)
+    : updateIn.first(db, sid, from, set);
 }
 
-export async function deleteMessage(db: Conn, accountSid: string, sid: string, statuses: readonly MessageStatus[]): Promise<boolean> {
-  const result = await db.deleteFrom('messages').where('sid', '=', sid).where('account_sid', '=', accountSid).where('status', 'in', statuses).executeTakeFirst();
+export async function deleteMessage(
+  db: Conn,
+  accountSid: string,
+  sid: string,
+  statuses: readonly MessageStatus[],
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('messages')
+    .where('sid', '=', sid)
+    .where('account_sid', '=', accountSid)
+    .where('status', 'in', statuses)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
 
-export function listMessages(db: Db, accountSid: string, filters: MessageFilters, page: PageRequest): Promise<Page<MessageRow>> {
+export function listMessages(
+  db: Db,
+  accountSid: string,
+  filters: MessageFilters,
+  page: PageRequest,
+): Promise<Page<MessageRow>> {
   let query = db.selectFrom('messages').selectAll().where('account_sid', '=', accountSid);
   if (filters.to) query = query.where('to_number', '=', filters.to);
   if (filters.from) query = query.where('from_number', '=', filters.from);
@@ -72,10 +98,19 @@ export function listMessages(db: Db, accountSid: string, filters: MessageFilters
 }
 
 /** Outbound messages (of `directions`) from each of `numbers` since `since`: how many, and to how many recipients. */
-export function outboundVolumeSince(db: Db, numbers: string[], directions: readonly MessageRow['direction'][], since: string) {
+export function outboundVolumeSince(
+  db: Db,
+  numbers: string[],
+  directions: readonly MessageRow['direction'][],
+  since: string,
+) {
   return db
     .selectFrom('messages')
-    .select((eb) => ['from_number', eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('to_number').distinct().as('recipients')])
+    .select((eb) => [
+      'from_number',
+      eb.fn.countAll<number>().as('sent'),
+      eb.fn.count<number>('to_number').distinct().as('recipients'),
+    ])
     .where('from_number', 'in', numbers)
     .where('direction', 'in', directions)
     .where('date_created', '>=', since)

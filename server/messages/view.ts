@@ -4,7 +4,14 @@ import type { MessageRow } from '../store/schema.js';
 
 export type MessageRecord = components['schemas']['Message'];
 
-export const FINAL_STATUSES: readonly MessageRow['status'][] = ['delivered', 'undelivered', 'failed', 'canceled', 'read', 'received'];
+export const FINAL_STATUSES: readonly MessageRow['status'][] = [
+  'delivered',
+  'undelivered',
+  'failed',
+  'canceled',
+  'read',
+  'received',
+];
 
 export function messageView(row: MessageRow): MessageRecord {
   return {

@@ -55,7 +55,8 @@ export function isCountryCode(code: string): boolean {
 
 /** What numbers of a kind can do at best in a country: voice always; SMS on mobile numbers and where the plan allows; MMS only in the NANP. */
 export function kindCapabilities(profile: CountryProfile, kind: NumberKind): Capabilities {
-  const sms = kind === 'mobile' || (kind === 'local' && profile.geographicSms) || (kind === 'toll_free' && profile.tollFreeSms);
+  const sms =
+    kind === 'mobile' || (kind === 'local' && profile.geographicSms) || (kind === 'toll_free' && profile.tollFreeSms);
   return { voice: true, sms, mms: sms && NANP.includes(profile.iso) && kind !== 'toll_free' };
 }
 

@@ -50,7 +50,11 @@ let kept = 0;
  * Draws available numbers for a search, lazily, in a deterministic order, without repeats.
  * The caller stops pulling once it has enough.
  */
-export async function drawNumbers(iso: string, type: SearchType, filters: SearchFilters): Promise<Iterable<AvailableNumber>> {
+export async function drawNumbers(
+  iso: string,
+  type: SearchType,
+  filters: SearchFilters,
+): Promise<Iterable<AvailableNumber>> {
   const profile = COUNTRIES.get(iso)!;
   const ranges = await countryRanges(type === 'TollFree' ? profile.tollFreeFrom : profile.iso);
   const key = `${profile.iso}|${type}|${JSON.stringify(filters)}`;
@@ -84,7 +88,12 @@ function* replay(sequence: Sequence): Generator<AvailableNumber> {
   }
 }
 
-function* draw(ranges: CountryRanges, type: SearchType, filters: SearchFilters, seed: string): Generator<AvailableNumber> {
+function* draw(
+  ranges: CountryRanges,
+  type: SearchType,
+  filters: SearchFilters,
+  seed: string,
+): Generator<AvailableNumber> {
   const { profile, callingCode } = ranges;
   const pools = kindsFor(profile, type, filters)
     .map((kind) => ({ kind, entries: entriesFor(ranges, kind, filters) }))
@@ -99,7 +108,10 @@ function* draw(ranges: CountryRanges, type: SearchType, filters: SearchFilters, 
     let digits = entry.template;
     if (filters.contains) {
       const at = entry.offsets[random.int(entry.offsets.length)];
-      digits = digits.slice(0, at) + overlay(digits.slice(at, at + filters.contains.length), filters.contains) + digits.slice(at + filters.contains.length);
+      digits =
+        digits.slice(0, at) +
+        overlay(digits.slice(at, at + filters.contains.length), filters.contains) +
+        digits.slice(at + filters.contains.length);
     }
     digits = digits.replace(/\?/g, () => String(random.int(10)));
     const national = digits.slice(callingCode.length);
@@ -110,7 +122,8 @@ function* draw(ranges: CountryRanges, type: SearchType, filters: SearchFilters, 
     if (!parsed) continue;
     const number = available(profile, pool.kind, entry.block, parsed);
     const caps = number.capabilities;
-    if ((filters.smsEnabled && !caps.sms) || (filters.mmsEnabled && !caps.mms) || (filters.voiceEnabled && !caps.voice)) continue;
+    if ((filters.smsEnabled && !caps.sms) || (filters.mmsEnabled && !caps.mms) || (filters.voiceEnabled && !caps.voice))
+      continue;
     misses = -1;
     yield number;
   }
@@ -128,7 +141,12 @@ export async function describeNumber(e164: string): Promise<(AvailableNumber & {
   return block ? available(profile, kind, block, parsed) : null;
 }
 
-function available(profile: CountryProfile, kind: NumberKind, block: Block, parsed: PhoneNumber): AvailableNumber & { number_type: NumberKind } {
+function available(
+  profile: CountryProfile,
+  kind: NumberKind,
+  block: Block,
+  parsed: PhoneNumber,
+): AvailableNumber & { number_type: NumberKind } {
   return {
     phone_number: parsed.number,
     friendly_name: parsed.formatNational(),
@@ -144,24 +162,35 @@ function available(profile: CountryProfile, kind: NumberKind, block: Block, pars
 function kindsFor(profile: CountryProfile, type: SearchType, filters: SearchFilters): NumberKind[] {
   if (filters.excludeAddressRequired && profile.addressRequirements !== 'none') return [];
   if (type === 'TollFree' && (filters.inRegion || filters.inLocality)) return [];
-  const kinds: NumberKind[] = type === 'TollFree' ? ['toll_free'] : profile.mobileInLocal ? ['local', 'mobile'] : ['local'];
+  const kinds: NumberKind[] =
+    type === 'TollFree' ? ['toll_free'] : profile.mobileInLocal ? ['local', 'mobile'] : ['local'];
   // Leave out kinds that can never have an asked-for capability, instead of drawing them in vain.
   return kinds.filter((kind) => {
     const best = kindCapabilities(profile, kind);
-    return !(filters.smsEnabled && !best.sms) && !(filters.mmsEnabled && !best.mms) && !(filters.voiceEnabled && !best.voice);
+    return (
+      !(filters.smsEnabled && !best.sms) && !(filters.mmsEnabled && !best.mms) && !(filters.voiceEnabled && !best.voice)
+    );
   });
 }
 
 /** The blocks of a kind that fit the filters on area, place and digits; cached, as searches repeat. */
 function entriesFor(ranges: CountryRanges, kind: NumberKind, filters: SearchFilters): Entry[] {
-  const key = [ranges.profile.iso, kind, filters.areaCode, filters.inRegion && fold(filters.inRegion), filters.inLocality && fold(filters.inLocality), filters.contains].join('|');
+  const key = [
+    ranges.profile.iso,
+    kind,
+    filters.areaCode,
+    filters.inRegion && fold(filters.inRegion),
+    filters.inLocality && fold(filters.inLocality),
+    filters.contains,
+  ].join('|');
   const cached = entryCache.get(key);
   if (cached) return cached;
   const entries: Entry[] = [];
   const { callingCode, profile } = ranges;
   for (const block of ranges.blocks[kind]) {
     if (filters.inRegion && !regionMatches(profile.iso, block.place.region, filters.inRegion)) continue;
-    if (filters.inLocality && (!block.place.locality || fold(block.place.locality) !== fold(filters.inLocality))) continue;
+    if (filters.inLocality && (!block.place.locality || fold(block.place.locality) !== fold(filters.inLocality)))
+      continue;
     let fixed = block.prefix;
     const area = filters.areaCode;
     if (area) {

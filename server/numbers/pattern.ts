@@ -61,7 +61,8 @@ class Parser {
 
   private sequence(): Node {
     const items: Node[] = [];
-    while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')') items.push(this.quantified(this.atom()));
+    while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')')
+      items.push(this.quantified(this.atom()));
     return items.length === 1 ? items[0] : { t: 'seq', items };
   }
 

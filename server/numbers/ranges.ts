@@ -3,7 +3,13 @@
 // toll-free blocks (and geographic ones where no geocoding data exists) drawn from the numbering plan's
 // patterns. A block is a national-number prefix plus a length; its numbers are the valid ones under it.
 import { createRequire } from 'node:module';
-import { getCountryCallingCode, parsePhoneNumberFromString, type CountryCode, type NumberType, type PhoneNumber } from 'libphonenumber-js/max';
+import {
+  getCountryCallingCode,
+  parsePhoneNumberFromString,
+  type CountryCode,
+  type NumberType,
+  type PhoneNumber,
+} from 'libphonenumber-js/max';
 import { COUNTRIES, type CountryProfile, type NumberKind } from './countries.js';
 import { geocodeTable, leafPrefixes } from './geocodes.js';
 import { PatternSampler } from './pattern.js';
@@ -39,7 +45,9 @@ export const TYPES_OF: Record<NumberKind, NumberType[]> = {
 // The compact "max" metadata: per country, [2] the national pattern, [3] possible lengths, [11] the types
 // ([0] fixed line, [1] mobile, [2] toll-free), each [pattern, possible lengths?].
 type CountryMetadata = [string, string, string, number[], ...unknown[]];
-const metadata = createRequire(import.meta.url)('libphonenumber-js/metadata.max.json') as { countries: Record<string, CountryMetadata> };
+const metadata = createRequire(import.meta.url)('libphonenumber-js/metadata.max.json') as {
+  countries: Record<string, CountryMetadata>;
+};
 const TYPE_INDEX: Record<NumberKind, number> = { local: 0, mobile: 1, toll_free: 2 };
 /** Digits left free under a drawn block; 10 000 numbers per block at most. */
 const FREE_DIGITS = 4;
@@ -96,7 +104,12 @@ async function build(profile: CountryProfile): Promise<CountryRanges> {
   const index = Object.fromEntries(
     Object.entries(blocks).map(([kind, list]) => [kind, new Map(list.map((b) => [`${b.prefix}/${b.length}`, b]))]),
   ) as Record<NumberKind, Map<string, Block>>;
-  const longest = Math.max(1, ...Object.values(blocks).flat().map((b) => b.prefix.length));
+  const longest = Math.max(
+    1,
+    ...Object.values(blocks)
+      .flat()
+      .map((b) => b.prefix.length),
+  );
   return {
     profile,
     callingCode,
@@ -122,13 +135,23 @@ function completion(prefix: string, length: number, random: Random): string {
  * One block per most-precise geocoding prefix that belongs to this country (the NANP shares calling code 1)
  * and whose numbers the plan allows: its length is the longest one at which drawn numbers match the plan.
  */
-function geographicBlocks(profile: CountryProfile, callingCode: string, table: Record<string, string>, pattern: RegExp, random: Random): Block[] {
+function geographicBlocks(
+  profile: CountryProfile,
+  callingCode: string,
+  table: Record<string, string>,
+  pattern: RegExp,
+  random: Random,
+): Block[] {
   const iso = profile.iso;
-  const lengths = (typePlan(iso, 'local')?.lengths ?? []).filter((n) => n <= MAX_GEOGRAPHIC_LENGTH).sort((a, b) => b - a);
+  const lengths = (typePlan(iso, 'local')?.lengths ?? [])
+    .filter((n) => n <= MAX_GEOGRAPHIC_LENGTH)
+    .sort((a, b) => b - a);
   const countryOfArea = new Map<string, boolean>();
   const blocks: Block[] = [];
   for (const prefix of leafPrefixes(table)) {
-    const length = lengths.find((n) => n > prefix.length && [0, 1, 2].some(() => pattern.test(completion(prefix, n, random))));
+    const length = lengths.find(
+      (n) => n > prefix.length && [0, 1, 2].some(() => pattern.test(completion(prefix, n, random))),
+    );
     if (!length) continue;
     if (callingCode === '1') {
       const area = prefix.slice(0, 3);
@@ -165,7 +188,10 @@ function drawnBlocks(profile: CountryProfile, callingCode: string, kind: NumberK
     const prefix = national.slice(0, Math.max(1, national.length - FREE_DIGITS));
     const key = `${prefix}/${national.length}`;
     if (seen.has(key) || !parseOfKind(`+${callingCode}${national}`, profile.iso, kind)) continue;
-    const place = kind === 'local' ? (fallbackPlace(profile.iso, national) ?? { locality: null, region: null }) : { locality: null, region: null };
+    const place =
+      kind === 'local'
+        ? (fallbackPlace(profile.iso, national) ?? { locality: null, region: null })
+        : { locality: null, region: null };
     seen.set(key, { kind, prefix, length: national.length, place });
   }
   return [...seen.values()];

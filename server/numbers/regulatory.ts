@@ -23,13 +23,19 @@ function remedy(need: Requirement): string {
  * country has requirements it must also meet them. Without one, the account's oldest verified address
  * that meets them is used.
  */
-export async function addressFor(addresses: AddressStore, accountSid: string, need: Requirement, addressSid: string | undefined): Promise<string | null> {
+export async function addressFor(
+  addresses: AddressStore,
+  accountSid: string,
+  need: Requirement,
+  addressSid: string | undefined,
+): Promise<string | null> {
   if (addressSid) {
     const address = await addresses.find(accountSid, addressSid);
     if (!address) throw errors.addressNotFound(addressSid);
     if (need.addressRequirements === 'none') return address.sid;
     if (address.status !== 'verified') {
-      const state = address.status === 'pending' ? 'is still pending verification' : `was rejected (${address.rejection_reason})`;
+      const state =
+        address.status === 'pending' ? 'is still pending verification' : `was rejected (${address.rejection_reason})`;
       throw errors.regulatoryRequirements(remedy(need), `Address ${address.sid} ${state}.`);
     }
     if (need.addressRequirements === 'local' && address.iso_country !== need.isoCountry) {
@@ -38,7 +44,10 @@ export async function addressFor(addresses: AddressStore, accountSid: string, ne
     return address.sid;
   }
   if (need.addressRequirements === 'none') return null;
-  const found = await addresses.firstVerified(accountSid, need.addressRequirements === 'local' ? need.isoCountry : null);
+  const found = await addresses.firstVerified(
+    accountSid,
+    need.addressRequirements === 'local' ? need.isoCountry : null,
+  );
   if (!found) throw errors.regulatoryRequirements(remedy(need));
   return found.sid;
 }

@@ -29,7 +29,12 @@ export class NumberService {
   }
 
   /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per batch). */
-  async search(country: string, type: SearchType, filters: SearchFilters, pageSize: number): Promise<AvailableNumber[]> {
+  async search(
+    country: string,
+    type: SearchType,
+    filters: SearchFilters,
+    pageSize: number,
+  ): Promise<AvailableNumber[]> {
     const iso = country.toUpperCase();
     if (!isCountryCode(iso)) throw errors.invalidField('country', 'is not an ISO 3166-1 alpha-2 country code');
     if (!COUNTRIES.has(iso)) throw errors.countryNotInInventory(iso, SUPPORTED_COUNTRIES);
@@ -58,7 +63,12 @@ export class NumberService {
     const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
     if (!number) throw unavailable();
     if ((await this.numbers.heldAmong([number.phone_number])).size > 0) throw unavailable();
-    const addressSid = await addressFor(this.addresses, accountSid, { isoCountry: number.iso_country, addressRequirements: number.address_requirements }, input.AddressSid);
+    const addressSid = await addressFor(
+      this.addresses,
+      accountSid,
+      { isoCountry: number.iso_country, addressRequirements: number.address_requirements },
+      input.AddressSid,
+    );
     const at = this.clock.now();
     const now = new Date(at).toISOString();
     const row: IncomingNumberRow = {

@@ -12,20 +12,34 @@ const selectIncomingNumber = prepared((db, phoneNumber: string) =>
 );
 
 /** The platform record of a number: who holds it and where its inbound webhooks go. */
-export function incomingNumber(db: Conn, phoneNumber: string): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
+export function incomingNumber(
+  db: Conn,
+  phoneNumber: string,
+): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
   return selectIncomingNumber.first(db, phoneNumber);
 }
 
 /** Which of these E.164 numbers some account holds. */
 export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
   if (phoneNumbers.length === 0) return new Set();
-  const rows = await db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers).execute();
+  const rows = await db
+    .selectFrom('incoming_numbers')
+    .select('phone_number')
+    .where('phone_number', 'in', phoneNumbers)
+    .execute();
   return new Set(rows.map((r) => r.phone_number));
 }
 
 /** Whether any number uses the address. */
 export async function addressInUse(db: Conn, addressSid: string): Promise<boolean> {
-  return Boolean(await db.selectFrom('incoming_numbers').select('sid').where('address_sid', '=', addressSid).limit(1).executeTakeFirst());
+  return Boolean(
+    await db
+      .selectFrom('incoming_numbers')
+      .select('sid')
+      .where('address_sid', '=', addressSid)
+      .limit(1)
+      .executeTakeFirst(),
+  );
 }
 
 export type IncomingNumber = Selectable<IncomingNumberRow>;
@@ -56,7 +70,12 @@ export class NumberStore {
   }
 
   find(accountSid: string, sid: string): Promise<IncomingNumber | undefined> {
-    return this.db.selectFrom('incoming_numbers').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+    return this.db
+      .selectFrom('incoming_numbers')
+      .selectAll()
+      .where('sid', '=', sid)
+      .where('account_sid', '=', accountSid)
+      .executeTakeFirst();
   }
 
   list(accountSid: string, filters: NumberListFilters, page: PageRequest): Promise<Page<IncomingNumber>> {
@@ -69,13 +88,26 @@ export class NumberStore {
     return paginate(q, page);
   }
 
-  async update(accountSid: string, sid: string, changes: Updateable<IncomingNumberRow>): Promise<IncomingNumber | undefined> {
-    await this.db.updateTable('incoming_numbers').set(changes).where('sid', '=', sid).where('account_sid', '=', accountSid).execute();
+  async update(
+    accountSid: string,
+    sid: string,
+    changes: Updateable<IncomingNumberRow>,
+  ): Promise<IncomingNumber | undefined> {
+    await this.db
+      .updateTable('incoming_numbers')
+      .set(changes)
+      .where('sid', '=', sid)
+      .where('account_sid', '=', accountSid)
+      .execute();
     return this.find(accountSid, sid);
   }
 
   async delete(accountSid: string, sid: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('incoming_numbers').where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('incoming_numbers')
+      .where('sid', '=', sid)
+      .where('account_sid', '=', accountSid)
+      .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
 }

@@ -33,7 +33,10 @@ export function prefixTable(kind: DataKind, callingCode: string, anyLocale = fal
 }
 
 function read(kind: DataKind, locale: string, callingCode: string): Promise<PrefixTable | null> {
-  return fs.readFile(path.join(RESOURCES, kind, locale, `${callingCode}.bson`)).then((buffer) => deserialize(buffer), () => null);
+  return fs.readFile(path.join(RESOURCES, kind, locale, `${callingCode}.bson`)).then(
+    (buffer) => deserialize(buffer),
+    () => null,
+  );
 }
 
 async function readAnyLocale(kind: DataKind, callingCode: string): Promise<PrefixTable | null> {

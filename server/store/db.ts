@@ -93,7 +93,11 @@ export class Store {
     const provider = { getMigrations: async () => migrationsFor(this.dialect) };
     // Kysely looks for its migration tables in every schema unless told which: with one schema per
     // test server, another server's tables would be taken for ours.
-    const migrator = new Migrator({ db: this.db, provider, ...(this.schema ? { migrationTableSchema: this.schema } : {}) });
+    const migrator = new Migrator({
+      db: this.db,
+      provider,
+      ...(this.schema ? { migrationTableSchema: this.schema } : {}),
+    });
     const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
@@ -189,7 +193,9 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
     // Counts and bigserial ids fit in a JS number.
-    types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) } as any,
+    types: {
+      getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)),
+    } as any,
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);

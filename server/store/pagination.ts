@@ -49,7 +49,9 @@ export async function paginate<DB, TB extends keyof DB, Row extends { date_creat
   let q = query;
   if (page.page_token) {
     const cursor = decodePageToken(page.page_token);
-    q = q.where(sql<boolean>`(${col('date_created')} < ${cursor.c} or (${col('date_created')} = ${cursor.c} and ${col('sid')} < ${cursor.s}))`);
+    q = q.where(
+      sql<boolean>`(${col('date_created')} < ${cursor.c} or (${col('date_created')} = ${cursor.c} and ${col('sid')} < ${cursor.s}))`,
+    );
   }
   const rows = await q
     .orderBy(col('date_created') as any, 'desc')

@@ -73,7 +73,17 @@ export interface IncomingNumberRow {
   date_updated: string;
 }
 
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'canceled' | 'read' | 'receiving' | 'received';
+export type MessageStatus =
+  | 'queued'
+  | 'sending'
+  | 'sent'
+  | 'delivered'
+  | 'undelivered'
+  | 'failed'
+  | 'canceled'
+  | 'read'
+  | 'receiving'
+  | 'received';
 
 export interface MessageRow {
   sid: string;

@@ -25,7 +25,8 @@ export function createMetrics() {
     res.on('finish', () => {
       // Label by operationId, never by raw path, so sids do not explode the series count.
       // The validator has already matched the operation for most requests; match it here only for the rest.
-      const operation = (req as any).openapi?.schema?.operationId ?? findOperation(req.method, req.path)?.operationId ?? 'unmatched';
+      const operation =
+        (req as any).openapi?.schema?.operationId ?? findOperation(req.method, req.path)?.operationId ?? 'unmatched';
       end({ operation });
       requests.inc({ operation, status: String(res.statusCode) });
     });

@@ -13,8 +13,7 @@ const problemTypes: ProblemType[] = (Object.keys(CATALOGUE) as ErrorCode[]).map(
 }));
 const byCode = new Map(problemTypes.map((p) => [p.code as string, p]));
 
-const escape = (text: string | number) =>
-  String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escape = (text: string | number) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -51,7 +50,8 @@ function problemPage(p: ProblemType): string {
 
 function listPage(): string {
   const rows = problemTypes.map(
-    (p) => `      <tr><td><a href="${escape(p.type)}"><code>${escape(p.code)}</code></a></td>` +
+    (p) =>
+      `      <tr><td><a href="${escape(p.type)}"><code>${escape(p.code)}</code></a></td>` +
       `<td>${escape(p.status)}</td><td>${escape(p.title)}</td><td>${escape(p.explanation)}</td></tr>`,
   );
   return page(

@@ -26,7 +26,9 @@ export class Retention {
 
   /** Makes sure the job exists (once per database, whatever the number of instances that start). */
   async schedule(): Promise<void> {
-    await this.store.transaction((tx) => enqueueJobOnce(tx, this.store.dialect, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB.kind }));
+    await this.store.transaction((tx) =>
+      enqueueJobOnce(tx, this.store.dialect, RETENTION_JOB, {}, { orderingKey: RETENTION_JOB.kind }),
+    );
   }
 
   jobHandlers(): JobHandling[] {
@@ -37,7 +39,8 @@ export class Retention {
     const now = this.store.clock.now();
     const events = await this.purgeWebhookEvents(now - this.config.webhookRetentionDays * DAY_MS);
     const keys = await this.purgeIdempotencyKeys(new Date(now - IDEMPOTENCY_MS).toISOString());
-    if (events || keys) this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
+    if (events || keys)
+      this.logger.info({ webhookEvents: events, idempotencyKeys: keys }, 'retention: old records removed');
     await ctx.store.transaction((tx) => ctx.continueIn(tx, RETENTION_JOB, {}, dateIn(tx.clock, EVERY_MS)));
   }
 
@@ -62,7 +65,10 @@ export class Retention {
    * Removes rows a chunk per transaction: `edge` finds the last row of the next chunk (outside the transaction, so
    * the read does not hold the writer), `remove` deletes up to it, or everything left once there is no edge.
    */
-  private async inChunks<E>(edge: () => Promise<E | undefined>, remove: (tx: Tx, edge: E | undefined) => Promise<bigint>): Promise<number> {
+  private async inChunks<E>(
+    edge: () => Promise<E | undefined>,
+    remove: (tx: Tx, edge: E | undefined) => Promise<bigint>,
+  ): Promise<number> {
     let removed = 0;
     for (;;) {
       const last = await edge();

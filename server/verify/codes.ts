@@ -1,7 +1,15 @@
 // One-time codes: drawn from the CSPRNG, kept as an HMAC keyed with the server secret and compared in constant
 // time. A pending verification also keeps its code sealed (AES-256-GCM, key derived from the same secret) so a
 // re-send can repeat it; the sealed copy is dropped when the verification ends. Nothing here logs or throws a code.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  timingSafeEqual,
+} from 'node:crypto';
 
 export function newCode(length: number): string {
   let code = '';

@@ -6,7 +6,9 @@ export const BLOCKED_LINE_TYPES: readonly string[] = ['premium', 'shared_cost'];
 export const BLOCKING_SPAM_SCORE = 80;
 
 /** Why codes may not go to this number, or null when they may. */
-export function blockedReason(lookup: Pick<PhoneNumberLookup, 'valid' | 'line_type' | 'spam_score' | 'phone_number'>): string | null {
+export function blockedReason(
+  lookup: Pick<PhoneNumberLookup, 'valid' | 'line_type' | 'spam_score' | 'phone_number'>,
+): string | null {
   if (!lookup.valid) return `${lookup.phone_number} is not a valid phone number, so no code can reach it.`;
   if (BLOCKED_LINE_TYPES.includes(lookup.line_type)) {
     return `${lookup.phone_number} is a ${lookup.line_type.replace('_', '-')} number; verification codes are not sent to high-cost destinations.`;

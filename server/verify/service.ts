@@ -60,14 +60,21 @@ export class VerificationService implements OtpReports {
   /** Sends a new code, or re-sends the pending verification's code on the channel asked. */
   async send(accountSid: string, input: SendVerificationInput): Promise<VerificationRecord> {
     const locale = input.locale ?? 'en';
-    if (!(locale in TEMPLATES)) throw errors.invalidField('locale', `must be one of ${Object.keys(TEMPLATES).join(', ')}`);
+    if (!(locale in TEMPLATES))
+      throw errors.invalidField('locale', `must be one of ${Object.keys(TEMPLATES).join(', ')}`);
     const codeLength = input.code_length ?? LIMITS.codeLength.default;
     if (!Number.isInteger(codeLength) || codeLength < LIMITS.codeLength.min || codeLength > LIMITS.codeLength.max) {
-      throw errors.invalidField('code_length', `must be an integer from ${LIMITS.codeLength.min} to ${LIMITS.codeLength.max}`);
+      throw errors.invalidField(
+        'code_length',
+        `must be an integer from ${LIMITS.codeLength.min} to ${LIMITS.codeLength.max}`,
+      );
     }
     const validFor = input.valid_for ?? LIMITS.validFor.default;
     if (!Number.isInteger(validFor) || validFor < LIMITS.validFor.min || validFor > LIMITS.validFor.max) {
-      throw errors.invalidField('valid_for', `must be an integer from ${LIMITS.validFor.min} to ${LIMITS.validFor.max} seconds`);
+      throw errors.invalidField(
+        'valid_for',
+        `must be an integer from ${LIMITS.validFor.min} to ${LIMITS.validFor.max} seconds`,
+      );
     }
     if (input.custom_message !== undefined && !input.custom_message.includes(CODE_PLACEHOLDER)) {
       throw errors.invalidField('custom_message', `must contain ${CODE_PLACEHOLDER} where the code goes`);
@@ -91,7 +98,10 @@ export class VerificationService implements OtpReports {
       const kept = pending && this.codes.tryUnseal(pending.sid, pending.code_sealed);
       if (pending && !kept) {
         // Sealed under another SECRET_KEY: the code cannot be repeated, so that verification ends and a new one starts.
-        const canceled = await verifications.endPending(tx.db, pending.sid, { status: 'canceled', date_updated: sentAt });
+        const canceled = await verifications.endPending(tx.db, pending.sid, {
+          status: 'canceled',
+          date_updated: sentAt,
+        });
         if (canceled) await this.events.statusChanged(tx, canceled);
         pending = undefined;
       }
@@ -125,7 +135,13 @@ export class VerificationService implements OtpReports {
         await verifications.insertVerification(tx.db, row);
         await enqueueJob(tx, EXPIRE_JOB, { sid }, { runAt: new Date(row.date_expires) });
       }
-      await verifications.recordSend(tx.db, { account_sid: accountSid, verification_sid: row.sid, to_number: row.to_number, channel: input.channel, date_sent: sentAt });
+      await verifications.recordSend(tx.db, {
+        account_sid: accountSid,
+        verification_sid: row.sid,
+        to_number: row.to_number,
+        channel: input.channel,
+        date_sent: sentAt,
+      });
       await this.carrier.otp.submitOtp(tx, {
         verificationSid: row.sid,
         accountSid,
@@ -139,7 +155,12 @@ export class VerificationService implements OtpReports {
   }
 
   private async enforceSendLimits(tx: Tx, accountSid: string, to: string, now: number): Promise<void> {
-    const toNumber = await verifications.sendsSince(tx.db, accountSid, new Date(now - LIMITS.sendWindowMs).toISOString(), to);
+    const toNumber = await verifications.sendsSince(
+      tx.db,
+      accountSid,
+      new Date(now - LIMITS.sendWindowMs).toISOString(),
+      to,
+    );
     if (toNumber.count >= LIMITS.sendsPerNumber) {
       throw errors.maxSendAttemptsReached(
         to,
@@ -168,7 +189,8 @@ export class VerificationService implements OtpReports {
       let row = bySid
         ? await verifications.findVerification(tx.db, accountSid, input.verification_sid!)
         : await verifications.latestToNumber(tx.db, accountSid, input.to!);
-      if (!row) throw bySid ? errors.noSuchVerification(input.verification_sid!) : errors.noVerificationSentTo(input.to!);
+      if (!row)
+        throw bySid ? errors.noSuchVerification(input.verification_sid!) : errors.noVerificationSentTo(input.to!);
       if (row.status === 'pending' && isPastExpiry(row, tx.clock.now())) row = (await this.expire(tx, row)) ?? row;
       if (row.status !== 'pending') throw notPending(row, bySid);
 
@@ -182,7 +204,10 @@ export class VerificationService implements OtpReports {
       let counted = await verifications.countWrongCode(tx.db, row.sid, now);
       if (!counted) throw notPending((await verifications.verificationBySid(tx.db, row.sid))!, bySid);
       if (Number(counted.check_attempts) >= LIMITS.wrongCodes) {
-        const ended = await verifications.endPending(tx.db, row.sid, { status: 'max_attempts_reached', date_updated: now });
+        const ended = await verifications.endPending(tx.db, row.sid, {
+          status: 'max_attempts_reached',
+          date_updated: now,
+        });
         if (ended) {
           await this.events.statusChanged(tx, ended);
           counted = ended;
@@ -197,7 +222,9 @@ export class VerificationService implements OtpReports {
     if (!row) throw errors.noSuchVerification(sid);
     if (row.status === 'pending' && isPastExpiry(row, this.store.clock.now())) {
       // Lazy expiry: GET shows `expired` as soon as valid_for has passed, even before the job has run.
-      return this.store.transaction(async (tx) => this.view(tx, (await this.expire(tx, row)) ?? (await verifications.verificationBySid(tx.db, sid))!));
+      return this.store.transaction(async (tx) =>
+        this.view(tx, (await this.expire(tx, row)) ?? (await verifications.verificationBySid(tx.db, sid))!),
+      );
     }
     return this.view(this.store, row);
   }
@@ -221,7 +248,14 @@ export class VerificationService implements OtpReports {
     if (!read) throw errors.sandboxInactive();
     const delivered = await read.call(this.carrier.otp, this.store.db, accountSid, to);
     if (!delivered) throw errors.noSandboxCodeFor(to);
-    return { to: delivered.to, code: delivered.code, text: delivered.text, verification_sid: delivered.verificationSid, channel: delivered.channel, date_sent: delivered.dateSent };
+    return {
+      to: delivered.to,
+      code: delivered.code,
+      text: delivered.text,
+      verification_sid: delivered.verificationSid,
+      channel: delivered.channel,
+      date_sent: delivered.dateSent,
+    };
   }
 
   /** The network could not deliver a code: a verification still pending ends `failed`. */
@@ -249,7 +283,10 @@ export class VerificationService implements OtpReports {
 
   /** Ends a pending verification whose time has passed; returns it expired, or undefined if it had already ended. */
   private async expire(tx: Tx, row: VerificationRow): Promise<VerificationRow | undefined> {
-    const expired = await verifications.endPending(tx.db, row.sid, { status: 'expired', date_updated: row.date_expires });
+    const expired = await verifications.endPending(tx.db, row.sid, {
+      status: 'expired',
+      date_updated: row.date_expires,
+    });
     if (expired) await this.events.statusChanged(tx, expired);
     return expired;
   }

@@ -18,7 +18,12 @@ export interface Window {
 }
 
 export function findVerification(db: Conn, accountSid: string, sid: string): Promise<VerificationRow | undefined> {
-  return db.selectFrom('verifications').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid).executeTakeFirst();
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('sid', '=', sid)
+    .where('account_sid', '=', accountSid)
+    .executeTakeFirst();
 }
 
 export function verificationBySid(db: Conn, sid: string): Promise<VerificationRow | undefined> {
@@ -39,19 +44,39 @@ export function latestToNumber(db: Conn, accountSid: string, to: string): Promis
 }
 
 export function pendingToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
-  return db.selectFrom('verifications').selectAll().where('account_sid', '=', accountSid).where('to_number', '=', to).where('status', '=', 'pending').executeTakeFirst();
+  return db
+    .selectFrom('verifications')
+    .selectAll()
+    .where('account_sid', '=', accountSid)
+    .where('to_number', '=', to)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
 }
 
 export async function insertVerification(db: Conn, row: VerificationRow): Promise<void> {
   await db.insertInto('verifications').values(row).execute();
 }
 
-export async function recordSend(db: Conn, row: { account_sid: string; verification_sid: string; to_number: string; channel: VerificationChannel; date_sent: string }) {
+export async function recordSend(
+  db: Conn,
+  row: {
+    account_sid: string;
+    verification_sid: string;
+    to_number: string;
+    channel: VerificationChannel;
+    date_sent: string;
+  },
+) {
   await db.insertInto('verification_sends').values(row).execute();
 }
 
 export async function sendsOf(db: Conn, verificationSid: string): Promise<SendAttempt[]> {
-  const rows = await db.selectFrom('verification_sends').select(['date_sent', 'channel']).where('verification_sid', '=', verificationSid).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('verification_sends')
+    .select(['date_sent', 'channel'])
+    .where('verification_sid', '=', verificationSid)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ time: r.date_sent, channel: r.channel }));
 }
 
@@ -68,13 +93,28 @@ export async function sendsSince(db: Conn, accountSid: string, since: string, to
 }
 
 /** Moves a pending verification to `set.status`; returns the updated row, or undefined when it was not pending. */
-export function endPending(db: Conn, sid: string, set: Updateable<VerificationRow> & { status: VerificationStatus; date_updated: string }) {
+export function endPending(
+  db: Conn,
+  sid: string,
+  set: Updateable<VerificationRow> & { status: VerificationStatus; date_updated: string },
+) {
   // The sealed code exists only to repeat it while pending: it goes in the same change.
-  return db.updateTable('verifications').set({ ...set, code_sealed: null }).where('sid', '=', sid).where('status', '=', 'pending').returningAll().executeTakeFirst();
+  return db
+    .updateTable('verifications')
+    .set({ ...set, code_sealed: null })
+    .where('sid', '=', sid)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Records a re-send of a pending verification on `channel`; throws when it is no longer pending. */
-export function resendPending(db: Conn, sid: string, channel: VerificationChannel, now: string): Promise<VerificationRow> {
+export function resendPending(
+  db: Conn,
+  sid: string,
+  channel: VerificationChannel,
+  now: string,
+): Promise<VerificationRow> {
   return db
     .updateTable('verifications')
     .set({ channel, date_updated: now })
@@ -103,7 +143,10 @@ export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: strin
     .select((eb) => [
       's.to_number',
       eb.fn.countAll<number>().as('sends'),
-      eb.fn.count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end()).distinct().as('approved'),
+      eb.fn
+        .count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end())
+        .distinct()
+        .as('approved'),
     ])
     .where('s.to_number', 'in', numbers)
     .where('s.date_sent', '>=', since)
@@ -116,5 +159,6 @@ export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: strin
  * under concurrency. SQLite runs one write transaction at a time already.
  */
 export async function lockAccountSends(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${'verify:' + accountSid}))`.execute(tx.db);
+  if (dialect === 'postgres')
+    await sql`select pg_advisory_xact_lock(hashtext(${'verify:' + accountSid}))`.execute(tx.db);
 }

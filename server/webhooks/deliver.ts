@@ -32,13 +32,23 @@ export interface DeliverOptions {
   allowPrivate: boolean;
 }
 
-export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: DeliverOptions,
+): Promise<AttemptResult> {
   const first = await attempt(url, body, headers, options);
   // A kept-alive connection the receiver closed while idle fails at once: that is not the receiver's answer.
   return first.staleSocket ? attempt(url, body, headers, options) : first;
 }
 
-function attempt(url: string, body: string, headers: Record<string, string>, options: DeliverOptions): Promise<AttemptResult & { staleSocket?: boolean }> {
+function attempt(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: DeliverOptions,
+): Promise<AttemptResult & { staleSocket?: boolean }> {
   // The attempt's latency is a duration in real time, not the domain's clock.
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
@@ -51,7 +61,8 @@ function attempt(url: string, body: string, headers: Record<string, string>, opt
   } catch {
     return Promise.resolve(failed('invalid URL', true));
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(failed('only http and https URLs are called', true));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.resolve(failed('only http and https URLs are called', true));
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
     return Promise.resolve(failed(new PrivateAddressError(host, host).message, true));
@@ -64,7 +75,12 @@ function attempt(url: string, body: string, headers: Record<string, string>, opt
       {
         method: 'POST',
         agent: agents[target.protocol as 'http:' | 'https:'],
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'telephony-webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'telephony-webhooks/1',
+        },
         lookup: options.allowPrivate ? undefined : publicOnlyLookup,
         timeout: options.timeoutMs,
       },
@@ -94,7 +110,10 @@ function attempt(url: string, body: string, headers: Record<string, string>, opt
       },
     );
     // The socket timeout covers idle periods; this one bounds the whole attempt.
-    const overall = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const overall = setTimeout(
+      () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(overall);

@@ -7,16 +7,24 @@ import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import { leaseNow, leaseUntil } from '../clock.js';
 
-export type ClaimedEvent = Pick<WebhookEventRow, 'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'>;
+export type ClaimedEvent = Pick<
+  WebhookEventRow,
+  'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'
+>;
 
 const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
-const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) => db.insertInto('webhook_attempts').values(row));
+const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) =>
+  db.insertInto('webhook_attempts').values(row),
+);
 const releaseHeld = prepared((db, id: string, workerId: string, change: Updateable<WebhookEventRow>) =>
   db.updateTable('webhook_events').set(change).where('id', '=', id).where('locked_by', '=', workerId),
 );
 
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
-export async function recordEvent(tx: Tx, event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>): Promise<void> {
+export async function recordEvent(
+  tx: Tx,
+  event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>,
+): Promise<void> {
   await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
   tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
 }
@@ -54,7 +62,15 @@ export async function claimEvents(
     returning id, account_sid, type, url, payload, attempts, on_response, ${seq} as seq`.execute(db);
   return result.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map(({ id, account_sid, type, url, payload, attempts, on_response }) => ({ id, account_sid, type, url, payload, attempts: Number(attempts), on_response }));
+    .map(({ id, account_sid, type, url, payload, attempts, on_response }) => ({
+      id,
+      account_sid,
+      type,
+      url,
+      payload,
+      attempts: Number(attempts),
+      on_response,
+    }));
 }
 
 export interface Outcome {
@@ -67,7 +83,14 @@ export interface Outcome {
 
 /** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds it). */
 export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
-  const change = { attempts: outcome.attempts, status: outcome.status, run_at: outcome.runAt, locked_by: null, locked_until: null, date_updated: outcome.now };
+  const change = {
+    attempts: outcome.attempts,
+    status: outcome.status,
+    run_at: outcome.runAt,
+    locked_by: null,
+    locked_until: null,
+    date_updated: outcome.now,
+  };
   return (await releaseHeld.run(db, id, workerId, change)) === 1;
 }
 
@@ -81,7 +104,13 @@ const endedBelow = (db: Db | Tx['db'], below: string) =>
 
 /** The id of the `n`th ended (delivered or given up) event with an id below `below`: where a chunk of them ends. */
 export async function endedEventAt(db: Db, below: string, n: number): Promise<string | undefined> {
-  return (await endedBelow(db, below).orderBy('id').limit(1).offset(n - 1).executeTakeFirst())?.id;
+  return (
+    await endedBelow(db, below)
+      .orderBy('id')
+      .limit(1)
+      .offset(n - 1)
+      .executeTakeFirst()
+  )?.id;
 }
 
 /** Deletes the ended events below `below` (and up to `upTo`, when given) with their attempts; returns how many went. */

@@ -13,7 +13,6 @@ import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 
-
 /** A claimed event with what signing it needs. */
 type DueEvent = ClaimedEvent & { secret: string | undefined };
 
@@ -39,7 +38,10 @@ export interface WebhookResponse {
 /** Runs inside the transaction that records the successful attempt. */
 export type ResponseHandler = (tx: Tx, response: WebhookResponse, context: any) => Promise<void>;
 
-type WebhookConfig = Pick<Config, 'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'webhookAllowPrivate'>;
+type WebhookConfig = Pick<
+  Config,
+  'webhookTimeoutMs' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'webhookMaxAttempts' | 'webhookAllowPrivate'
+>;
 
 export type DeliveryOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
   /** The instance's worker id: who holds a claimed event. */
@@ -101,13 +103,20 @@ export class WebhookService {
       },
       (event) => this.deliver(event, workerId),
       this.logger,
-      { ...options, name: 'webhook delivery', wake: { emitter: this.store.signals, event: 'webhooks' satisfies QueueSignal } },
+      {
+        ...options,
+        name: 'webhook delivery',
+        wake: { emitter: this.store.signals, event: 'webhooks' satisfies QueueSignal },
+      },
     );
   }
 
   /** Delay before attempt `attempt + 1`: base · 2^(attempt-1), capped, with jitter over its upper half. */
   retryDelayMs(attempt: number): number {
-    const cap = Math.min(this.config.webhookRetryMaxMs, this.config.webhookRetryBaseMs * 2 ** Math.min(30, attempt - 1));
+    const cap = Math.min(
+      this.config.webhookRetryMaxMs,
+      this.config.webhookRetryBaseMs * 2 ** Math.min(30, attempt - 1),
+    );
     return Math.max(1, Math.round(cap / 2 + (Math.random() * cap) / 2));
   }
 
@@ -130,7 +139,14 @@ export class WebhookService {
       const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
       // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
       if (!(await releaseEvent(tx.db, event.id, workerId, { attempts: attempt, status, runAt, now }))) return false;
-      await recordAttempt(tx.db, { event_id: event.id, attempt, date_attempted: now, duration_ms: result.durationMs, response_status: result.status, error: result.error });
+      await recordAttempt(tx.db, {
+        event_id: event.id,
+        attempt,
+        date_attempted: now,
+        duration_ms: result.durationMs,
+        response_status: result.status,
+        error: result.error,
+      });
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;
     });
@@ -140,7 +156,12 @@ export class WebhookService {
     else this.logger.info({ ...about, nextAttemptAt: runAt }, 'webhook attempt failed; retrying later');
   }
 
-  private async runResponseHandler(tx: Tx, id: string, onResponse: string, result: { status: number | null; body: string; contentType: string }) {
+  private async runResponseHandler(
+    tx: Tx,
+    id: string,
+    onResponse: string,
+    result: { status: number | null; body: string; contentType: string },
+  ) {
     const { handler, context } = JSON.parse(onResponse) as { handler: string; context: unknown };
     const fn = this.responseHandlers.get(handler);
     if (!fn) return this.logger.error({ webhookId: id, handler }, 'no webhook response handler by this name');

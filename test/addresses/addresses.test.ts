@@ -11,7 +11,15 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
   it('creates an address pending (JSON), with the country stored upper-case, then verifies it', async () => {
     const { sid: accountSid, client } = await t.newAccount();
     const { data, response } = await client.POST('/v1/addresses', {
-      body: { friendly_name: 'Berlin office', customer_name: 'Example GmbH', street: 'Friedrichstraße 123', city: 'Berlin', region: 'Berlin', postal_code: '10117', iso_country: 'de' },
+      body: {
+        friendly_name: 'Berlin office',
+        customer_name: 'Example GmbH',
+        street: 'Friedrichstraße 123',
+        city: 'Berlin',
+        region: 'Berlin',
+        postal_code: '10117',
+        iso_country: 'de',
+      },
     });
     expect(response.status).toBe(201);
     expect(data).toMatchObject({
@@ -29,7 +37,12 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
       const fetched = (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: data!.sid } } })).data!;
       return fetched.status === 'pending' ? undefined : fetched;
     });
-    expect(settled).toMatchObject({ sid: data!.sid, status: 'verified', rejection_reason: null, date_created: data!.date_created });
+    expect(settled).toMatchObject({
+      sid: data!.sid,
+      status: 'verified',
+      rejection_reason: null,
+      date_created: data!.date_created,
+    });
     expect(settled.date_updated > settled.date_created).toBe(true);
     expect(t.violations()).toEqual([]);
   });
@@ -38,7 +51,14 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
     const { apiKey } = await t.newAccount();
     const client = createTelephonyClient({ baseUrl: t.url, apiKey, encoding: 'form' });
     const { data, response } = await client.POST('/v1/addresses', {
-      body: { customer_name: 'Example SAS', street: '12 Rue de la Paix', city: 'Paris', region: 'Île-de-France', postal_code: '75002', iso_country: 'FR' },
+      body: {
+        customer_name: 'Example SAS',
+        street: '12 Rue de la Paix',
+        city: 'Paris',
+        region: 'Île-de-France',
+        postal_code: '75002',
+        iso_country: 'FR',
+      },
     });
     expect(response.status).toBe(201);
     expect(data).toMatchObject({ iso_country: 'FR', region: 'Île-de-France', friendly_name: null, status: 'pending' });
@@ -60,19 +80,25 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
     ['BR', '01310-100', '0131'],
   ])('verifies an address in %s with postal code %s and rejects one with %s', async (country, good, bad) => {
     const { client } = await t.newAccount();
-    const [ok, ko] = await Promise.all([settledAddress(client, country, { postal_code: good }), settledAddress(client, country, { postal_code: bad })]);
+    const [ok, ko] = await Promise.all([
+      settledAddress(client, country, { postal_code: good }),
+      settledAddress(client, country, { postal_code: bad }),
+    ]);
     expect(ok).toMatchObject({ status: 'verified', rejection_reason: null });
     expect(ko.status).toBe('rejected');
     expect(ko.rejection_reason).toContain(`format used in ${country}`);
   });
 
-  it('lists the account\'s addresses newest first, page by page, and fetches one', async () => {
+  it("lists the account's addresses newest first, page by page, and fetches one", async () => {
     const { client } = await t.newAccount();
     const made = [];
-    for (const street of ['1 First St', '2 Second St', '3 Third St']) made.push(await submitAddress(client, 'US', { street }));
+    for (const street of ['1 First St', '2 Second St', '3 Third St'])
+      made.push(await submitAddress(client, 'US', { street }));
     const first = await client.GET('/v1/addresses', { params: { query: { page_size: 2 } } });
     expect(first.data!.data.map((a) => a.street)).toEqual(['3 Third St', '2 Second St']);
-    const second = await client.GET('/v1/addresses', { params: { query: { page_size: 2, page_token: first.data!.next_page_token! } } });
+    const second = await client.GET('/v1/addresses', {
+      params: { query: { page_size: 2, page_token: first.data!.next_page_token! } },
+    });
     expect(second.data!.data.map((a) => a.street)).toEqual(['1 First St']);
     expect(second.data!.next_page_token).toBeNull();
     const fetched = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: made[1].sid } } });
@@ -83,8 +109,12 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
   it('deletes an address: 204, then 404', async () => {
     const { client } = await t.newAccount();
     const address = await submitAddress(client, 'GB', { postal_code: 'EC1A 1BB' });
-    expect((await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(204);
-    expect((await client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(404);
+    expect(
+      (await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status,
+    ).toBe(204);
+    expect((await client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(
+      404,
+    );
     expect((await client.GET('/v1/addresses', {})).data!.data).toEqual([]);
   });
 
@@ -92,26 +122,44 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
     const { client } = await t.newAccount();
     const address = await settledAddress(client, 'DE');
     const phoneNumber = await availableNumber(client, 'DE');
-    const number = (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: address.sid } })).data!;
+    const number = (
+      await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: address.sid } })
+    ).data!;
     const refused = await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } });
     expect(refused.response.status).toBe(409);
-    expect(refused.error).toMatchObject({ code: 'address_in_use', detail: expect.stringContaining('release the number') });
-    expect((await client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).data!.status).toBe('verified');
+    expect(refused.error).toMatchObject({
+      code: 'address_in_use',
+      detail: expect.stringContaining('release the number'),
+    });
+    expect((await client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).data!.status).toBe(
+      'verified',
+    );
 
-    expect((await client.DELETE('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } } })).response.status).toBe(204);
-    expect((await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(204);
+    expect(
+      (await client.DELETE('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } } })).response
+        .status,
+    ).toBe(204);
+    expect(
+      (await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status,
+    ).toBe(204);
     expect(t.violations()).toEqual([]);
   });
 
-  it('answers 404 for another account\'s address: fetch and delete', async () => {
+  it("answers 404 for another account's address: fetch and delete", async () => {
     const owner = await t.newAccount();
     const other = await t.newAccount();
     const address = await submitAddress(owner.client, 'FR');
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: other.apiKey });
-    expect((await direct.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(404);
-    expect((await direct.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(404);
+    expect((await direct.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(
+      404,
+    );
+    expect(
+      (await direct.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status,
+    ).toBe(404);
     expect((await direct.GET('/v1/addresses', {})).data!.data).toEqual([]);
-    expect((await owner.client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status).toBe(200);
+    expect(
+      (await owner.client.GET('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } })).response.status,
+    ).toBe(200);
   });
 });
 
@@ -121,7 +169,12 @@ describe.each(ENGINES)('address verification is durable (%s)', (engine) => {
     try {
       const { client } = await t.newAccount();
       const address = await submitAddress(client, 'AU');
-      const job = await t.server.services.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'address.verify').where('payload', 'like', `%${address.sid}%`).executeTakeFirstOrThrow();
+      const job = await t.server.services.store.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('kind', '=', 'address.verify')
+        .where('payload', 'like', `%${address.sid}%`)
+        .executeTakeFirstOrThrow();
       const delay = new Date(job.run_at).getTime() - new Date(address.date_created).getTime();
       expect(delay).toBe(1000);
       await t.restart();
@@ -130,7 +183,9 @@ describe.each(ENGINES)('address verification is durable (%s)', (engine) => {
         return fetched.status === 'pending' ? undefined : fetched;
       });
       expect(settled.status).toBe('verified');
-      expect(await t.server.services.store.db.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.server.services.store.db.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst(),
+      ).toBeUndefined();
     } finally {
       await t.stop();
     }

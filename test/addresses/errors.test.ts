@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer } from '../support/server.js';
 
-const VALID = { customer_name: 'Example Ltd', street: '1 Main Street', city: 'London', region: 'London', postal_code: 'SW1A 1AA', iso_country: 'GB' };
+const VALID = {
+  customer_name: 'Example Ltd',
+  street: '1 Main Street',
+  city: 'London',
+  region: 'London',
+  postal_code: 'SW1A 1AA',
+  iso_country: 'GB',
+};
 
 describe.each(ENGINES)('address errors (%s)', (engine) => {
   const t = useTestServer({ engine });
@@ -10,7 +17,10 @@ describe.each(ENGINES)('address errors (%s)', (engine) => {
   const post = (body: Record<string, unknown>, form: boolean) =>
     fetch(`${t.directUrl}/v1/addresses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
+      headers: {
+        authorization: `Bearer ${t.account.apiKey}`,
+        'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+      },
       body: form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
     });
 

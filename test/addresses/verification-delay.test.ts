@@ -28,7 +28,9 @@ describe('address verification delay', () => {
 
   it.each(['soon', '5', '-1s', '1.5h', '1w'])('refuses %s with a clear message', (raw) => {
     expect(() => loadConfig({ ADDRESS_VERIFICATION_DELAY: raw })).toThrow(ConfigError);
-    expect(() => loadConfig({ ADDRESS_VERIFICATION_DELAY: raw })).toThrow(/ADDRESS_VERIFICATION_DELAY must be a number with a unit/);
+    expect(() => loadConfig({ ADDRESS_VERIFICATION_DELAY: raw })).toThrow(
+      /ADDRESS_VERIFICATION_DELAY must be a number with a unit/,
+    );
   });
 
   it.each([
@@ -50,14 +52,17 @@ describe.each(ENGINES)('address verification on the server clock (%s)', (engine)
       const { client } = await t.newAccount();
       const created = await submitAddress(client, 'DE');
       expect(created.status).toBe('pending');
-      const get = async () => (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } })).data!;
+      const get = async () =>
+        (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } })).data!;
       clock.set('2025-06-08T23:00:00.000Z');
       expect(await get()).toMatchObject({ status: 'pending', date_updated: created.date_created });
       clock.set('2025-06-09T09:31:00.000Z');
       const settled = await waitUntil(async () => ((await get()).status === 'pending' ? undefined : get()));
       expect(settled).toMatchObject({ sid: created.sid, status: 'verified', rejection_reason: null });
       // Settled by the job on the clock's Monday (Friday + 3 days), never on the weekend.
-      expect(Date.parse(settled.date_updated)).toBeGreaterThanOrEqual(Date.parse(created.date_created) + 3 * 86_400_000);
+      expect(Date.parse(settled.date_updated)).toBeGreaterThanOrEqual(
+        Date.parse(created.date_created) + 3 * 86_400_000,
+      );
     } finally {
       await t.stop();
     }

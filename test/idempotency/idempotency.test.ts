@@ -10,7 +10,15 @@ import { TestClock } from '../support/clock.js';
 describe('which operations take Idempotency-Key', () => {
   it('covers every creating POST that declares the header in the spec', () => {
     expect([...idempotentOperations()].sort()).toEqual(
-      ['createAddress', 'createProxySession', 'injectInboundMessage', 'makeCall', 'provisionPhoneNumber', 'sendMessage', 'sendVerification'].sort(),
+      [
+        'createAddress',
+        'createProxySession',
+        'injectInboundMessage',
+        'makeCall',
+        'provisionPhoneNumber',
+        'sendMessage',
+        'sendVerification',
+      ].sort(),
     );
   });
 });
@@ -24,7 +32,8 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
 
   const send = (client: TestAccount['client'], key: string, body: Record<string, unknown>) =>
     client.POST('/v1/messages', { body: body as any, params: { header: { 'Idempotency-Key': key } } });
-  const count = async (a: TestAccount) => (await a.client.GET('/v1/messages', { params: { query: { page_size: 1000 } } })).data!.data.length;
+  const count = async (a: TestAccount) =>
+    (await a.client.GET('/v1/messages', { params: { query: { page_size: 1000 } } })).data!.data.length;
   const direct = (a: TestAccount) => createTelephonyClient({ baseUrl: t.directUrl, apiKey: a.apiKey });
 
   it('replays the first response for the same key and body, with Idempotent-Replayed: true, creating nothing', async () => {
@@ -95,10 +104,13 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
     const fresh = await t.newAccount();
     const number = await giveNumber(t, fresh);
     const key = crypto.randomUUID();
-    const results = await Promise.all(Array.from({ length: 8 }, () => send(direct(fresh), key, { from: number, to: '+14155550123', body: 'race' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => send(direct(fresh), key, { from: number, to: '+14155550123', body: 'race' })),
+    );
     const statuses = results.map((r) => r.response.status);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-    for (const r of results.filter((r) => r.response.status === 409)) expect(r.error).toMatchObject({ code: 'idempotency_key_in_use' });
+    for (const r of results.filter((r) => r.response.status === 409))
+      expect(r.error).toMatchObject({ code: 'idempotency_key_in_use' });
     expect(new Set(results.filter((r) => r.data).map((r) => r.data!.sid)).size).toBe(1);
     expect(await count(fresh)).toBe(1);
   });
@@ -119,10 +131,15 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
 
   it('applies to the other creating POSTs too (provisioning a number)', async () => {
     const fresh = await t.newAccount();
-    const { data } = await fresh.client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' }, query: { page_size: 1 } } });
+    const { data } = await fresh.client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: { path: { country: 'US' }, query: { page_size: 1 } },
+    });
     const key = crypto.randomUUID();
     const provision = () =>
-      fresh.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: data!.data[0].phone_number }, params: { header: { 'Idempotency-Key': key } } });
+      fresh.client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: data!.data[0].phone_number },
+        params: { header: { 'Idempotency-Key': key } },
+      });
     const first = await provision();
     expect(first.response.status).toBe(201);
     const again = await provision();

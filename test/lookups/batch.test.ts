@@ -3,7 +3,8 @@ import { createTelephonyClient, toFormBody } from '../../client/index.js';
 import { ENGINES, useTestServer } from '../support/server.js';
 
 /** n distinct valid London numbers. */
-const londonNumbers = (n: number) => Array.from({ length: n }, (_, i) => `+4420794${String(60000 + i).padStart(5, '0')}`);
+const londonNumbers = (n: number) =>
+  Array.from({ length: n }, (_, i) => `+4420794${String(60000 + i).padStart(5, '0')}`);
 
 describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
   const t = useTestServer({ engine, contract: true });
@@ -13,29 +14,42 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
 
     it('answers one entry per input in input order, duplicates included, each what the single lookup answers', async () => {
       const inputs = ['+447400123456', '03012', 'call me', '+447400123456', '030 1234567', '+19005550123'];
-      const { data, response } = await client().POST('/v1/lookups/batch', { body: { phone_numbers: inputs, country_code: 'DE' } });
+      const { data, response } = await client().POST('/v1/lookups/batch', {
+        body: { phone_numbers: inputs, country_code: 'DE' },
+      });
       expect(response.status).toBe(200);
       expect(data!.data.map((item) => item.input)).toEqual(inputs);
 
       for (const [i, input] of inputs.entries()) {
         const item = data!.data[i];
         if (input === 'call me') continue;
-        const single = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number: input }, query: { country_code: 'DE' } } });
+        const single = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', {
+          params: { path: { number: input }, query: { country_code: 'DE' } },
+        });
         expect(item, input).toEqual({ input, result: single.data, error: null });
       }
       expect(data!.data[2]).toEqual({
         input: 'call me',
         result: null,
-        error: { code: 'not_a_phone_number', message: expect.stringContaining('phone_numbers[2] is not a phone number') },
+        error: {
+          code: 'not_a_phone_number',
+          message: expect.stringContaining('phone_numbers[2] is not a phone number'),
+        },
       });
       expect(data!.data[0].result).toMatchObject({ phone_number: '+447400123456', valid: true, line_type: 'mobile' });
-      expect(data!.data[1].result).toMatchObject({ phone_number: '+493012', valid: false, validation_errors: ['INVALID_BUT_POSSIBLE'] });
+      expect(data!.data[1].result).toMatchObject({
+        phone_number: '+493012',
+        valid: false,
+        validation_errors: ['INVALID_BUT_POSSIBLE'],
+      });
       expect(t.violations()).toEqual([]);
     });
 
     it('takes a single number', async () => {
       const { data } = await client().POST('/v1/lookups/batch', { body: { phone_numbers: ['+442079460000'] } });
-      expect(data!.data).toEqual([expect.objectContaining({ input: '+442079460000', result: expect.objectContaining({ location: 'London' }) })]);
+      expect(data!.data).toEqual([
+        expect.objectContaining({ input: '+442079460000', result: expect.objectContaining({ location: 'London' }) }),
+      ]);
       expect(t.violations()).toEqual([]);
     });
 
@@ -52,7 +66,11 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
 
   describe('bad requests (straight to the server)', () => {
     const post = (body: string, contentType = 'application/json') =>
-      fetch(`${t.directUrl}/v1/lookups/batch`, { method: 'POST', headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': contentType }, body });
+      fetch(`${t.directUrl}/v1/lookups/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': contentType },
+        body,
+      });
     const json = (value: unknown) => post(JSON.stringify(value));
     const form = (value: Record<string, unknown>) => post(toFormBody(value), 'application/x-www-form-urlencoded');
 

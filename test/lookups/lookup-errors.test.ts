@@ -5,7 +5,10 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} with bad input (%
   const t = useTestServer({ engine });
 
   // Sent straight to the server: Prism would answer malformed requests itself.
-  const get = (path: string) => fetch(`${t.directUrl}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
+  const get = (path: string) =>
+    fetch(`${t.directUrl}/v1/lookups/phone-numbers/${path}`, {
+      headers: { authorization: `Bearer ${t.account.apiKey}` },
+    });
 
   it.each([
     ['a blank number', '%20%20', 'number'],

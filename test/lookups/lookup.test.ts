@@ -24,14 +24,26 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) =
       carrier: { name: 'Three', mobile_country_code: null, mobile_network_code: null },
       location: null,
       spam_score: 5,
-      spam_reasons: [{ reason: 'not_held_on_platform', weight: 5, description: 'No account on this platform holds this number.' }],
+      spam_reasons: [
+        { reason: 'not_held_on_platform', weight: 5, description: 'No account on this platform holds this number.' },
+      ],
     });
     expect(t.violations()).toEqual([]);
   });
 
   it('gives the location of a geographic number', async () => {
-    expect(await lookup('+442079460000')).toMatchObject({ line_type: 'landline', location: 'London', carrier: null, national_format: '020 7946 0000' });
-    expect(await lookup('+14155550123')).toMatchObject({ country_code: 'US', calling_country_code: '1', national_format: '(415) 555-0123', location: 'San Francisco, CA' });
+    expect(await lookup('+442079460000')).toMatchObject({
+      line_type: 'landline',
+      location: 'London',
+      carrier: null,
+      national_format: '020 7946 0000',
+    });
+    expect(await lookup('+14155550123')).toMatchObject({
+      country_code: 'US',
+      calling_country_code: '1',
+      national_format: '(415) 555-0123',
+      location: 'San Francisco, CA',
+    });
     expect(t.violations()).toEqual([]);
   });
 
@@ -58,7 +70,9 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) =
 
   it('accepts the + literally, URL-encoded, and written with spaces and punctuation', async () => {
     for (const path of ['+447400123456', '%2B447400123456', encodeURIComponent('+44 (0)7400 123-456')]) {
-      const res = await fetch(`${t.url}/v1/lookups/phone-numbers/${path}`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
+      const res = await fetch(`${t.url}/v1/lookups/phone-numbers/${path}`, {
+        headers: { authorization: `Bearer ${t.account.apiKey}` },
+      });
       expect(res.status, path).toBe(200);
       expect(((await res.json()) as any).phone_number, path).toBe('+447400123456');
     }
@@ -66,7 +80,12 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) =
   });
 
   it('reads a national number in the country given by country_code (either case)', async () => {
-    expect(await lookup('030 1234567', 'de')).toMatchObject({ phone_number: '+49301234567', valid: true, country_code: 'DE', location: 'Berlin' });
+    expect(await lookup('030 1234567', 'de')).toMatchObject({
+      phone_number: '+49301234567',
+      valid: true,
+      country_code: 'DE',
+      location: 'Berlin',
+    });
     expect(await lookup('(415) 555-0123', 'US')).toMatchObject({ phone_number: '+14155550123', valid: true });
     // E.164 input ignores country_code.
     expect(await lookup('+447400123456', 'US')).toMatchObject({ country_code: 'GB', valid: true });
@@ -75,17 +94,40 @@ describe.each(ENGINES)('GET /v1/lookups/phone-numbers/{number} (%s)', (engine) =
 
   it.each([
     // +1 and +44 serve several countries: which one an invalid number belongs to is unknown.
-    ['+1415555012', undefined, 'TOO_SHORT', { phone_number: '+1415555012', calling_country_code: '1', country_code: null }],
+    [
+      '+1415555012',
+      undefined,
+      'TOO_SHORT',
+      { phone_number: '+1415555012', calling_country_code: '1', country_code: null },
+    ],
     ['+141555501234', undefined, 'TOO_LONG', { calling_country_code: '1' }],
-    ['+999123456', undefined, 'INVALID_COUNTRY_CODE', { phone_number: '+999123456', calling_country_code: null, country_code: null }],
+    [
+      '+999123456',
+      undefined,
+      'INVALID_COUNTRY_CODE',
+      { phone_number: '+999123456', calling_country_code: null, country_code: null },
+    ],
     ['4155550123', undefined, 'INVALID_COUNTRY_CODE', { phone_number: '4155550123' }],
-    ['+447700900123', undefined, 'INVALID_BUT_POSSIBLE', { phone_number: '+447700900123', country_code: null, calling_country_code: '44' }],
+    [
+      '+447700900123',
+      undefined,
+      'INVALID_BUT_POSSIBLE',
+      { phone_number: '+447700900123', country_code: null, calling_country_code: '44' },
+    ],
     ['03012', 'DE', 'INVALID_BUT_POSSIBLE', { phone_number: '+493012', country_code: 'DE' }],
     ['+4930', undefined, 'TOO_SHORT', { phone_number: '+4930', country_code: 'DE', calling_country_code: '49' }],
     ['1+1', undefined, 'NOT_A_NUMBER', { phone_number: '1+1', country_code: null }],
   ] as const)('answers 200 valid false for %s (country %s) with %s', async (number, country, error, fields) => {
     const result = await lookup(number, country);
-    expect(result).toMatchObject({ valid: false, validation_errors: [error], national_format: null, line_type: 'unknown', carrier: null, location: null, ...fields });
+    expect(result).toMatchObject({
+      valid: false,
+      validation_errors: [error],
+      national_format: null,
+      line_type: 'unknown',
+      carrier: null,
+      location: null,
+      ...fields,
+    });
     expect(result.spam_reasons.map((r) => [r.reason, r.weight])).toEqual([
       ['invalid_number', 30],
       ['unknown_line_type', 10],

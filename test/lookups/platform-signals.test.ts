@@ -9,18 +9,28 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
 
   /** Searches the US inventory and provisions the first number offered. */
   async function provision(): Promise<{ sid: string; phoneNumber: string }> {
-    const search = await t.account.client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' } } });
+    const search = await t.account.client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: { path: { country: 'US' } },
+    });
     if (!search.data) throw new Error(`search answered ${search.response.status}: ${JSON.stringify(search.error)}`);
     const offered = search.data.data[0].phone_number;
-    const { data, response } = await t.account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: offered } });
+    const { data, response } = await t.account.client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: offered },
+    });
     expect(response.status).toBe(201);
     return { sid: data!.sid, phoneNumber: data!.phone_number };
   }
 
   async function lookup(number: string) {
-    const { data, response } = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', { params: { path: { number } } });
+    const { data, response } = await t.account.client.GET('/v1/lookups/phone-numbers/{number}', {
+      params: { path: { number } },
+    });
     expect(response.status).toBe(200);
-    return { score: data!.spam_score, reasons: data!.spam_reasons.map((r) => [r.reason, r.weight]), descriptions: data!.spam_reasons.map((r) => r.description) };
+    return {
+      score: data!.spam_score,
+      reasons: data!.spam_reasons.map((r) => [r.reason, r.weight]),
+      descriptions: data!.spam_reasons.map((r) => r.description),
+    };
   }
 
   async function send(from: string, to: string) {
@@ -35,7 +45,9 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
     const { sid, phoneNumber } = await provision();
     expect(await lookup(phoneNumber)).toMatchObject({ score: 0, reasons: [['held_on_platform', -10]] });
 
-    const { response } = await t.account.client.DELETE('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid } } });
+    const { response } = await t.account.client.DELETE('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid } },
+    });
     expect(response.status).toBe(204);
     expect(await lookup(phoneNumber)).toMatchObject({ score: 5, reasons: [['not_held_on_platform', 5]] });
     expect(t.violations()).toEqual([]);
@@ -62,7 +74,9 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
       ['held_on_platform', -10],
     ]);
     expect(after.score).toBe(40);
-    expect(after.descriptions[0]).toBe('It sent 50 messages through this platform in the last hour (50 or more counts).');
+    expect(after.descriptions[0]).toBe(
+      'It sent 50 messages through this platform in the last hour (50 or more counts).',
+    );
     expect(after.descriptions[1]).toBe('It messaged 26 distinct numbers in the last hour (25 or more counts).');
     expect(t.violations()).toEqual([]);
   });
@@ -70,14 +84,28 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
   it('raises the score of a number whose messages mostly fail or go undelivered, once they have failed', async () => {
     const { phoneNumber } = await provision();
     // 5 delivered, 6 to magic numbers that fail or go undelivered.
-    const destinations = [...recipients(5), '+15005550001', '+15005550002', '+15005550003', '+15005550001', '+15005550002', '+15005550003'];
+    const destinations = [
+      ...recipients(5),
+      '+15005550001',
+      '+15005550002',
+      '+15005550003',
+      '+15005550001',
+      '+15005550002',
+      '+15005550003',
+    ];
     for (const to of destinations) await send(phoneNumber, to);
 
     const final = ['delivered', 'failed', 'undelivered'];
-    await waitUntil(async () => {
-      const { data } = await t.account.client.GET('/v1/messages', { params: { query: { from: phoneNumber, page_size: 50 } } });
-      return data!.data.length === destinations.length && data!.data.every((m) => final.includes(m.status));
-    }, 30_000, 'every message to reach a final status');
+    await waitUntil(
+      async () => {
+        const { data } = await t.account.client.GET('/v1/messages', {
+          params: { query: { from: phoneNumber, page_size: 50 } },
+        });
+        return data!.data.length === destinations.length && data!.data.every((m) => final.includes(m.status));
+      },
+      30_000,
+      'every message to reach a final status',
+    );
 
     const result = await lookup(phoneNumber);
     expect(result.reasons).toEqual([
@@ -85,7 +113,9 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
       ['held_on_platform', -10],
     ]);
     expect(result.score).toBe(20);
-    expect(result.descriptions[0]).toBe('55% of its 11 finished messages in the last 24 hours failed or went undelivered.');
+    expect(result.descriptions[0]).toBe(
+      '55% of its 11 finished messages in the last 24 hours failed or went undelivered.',
+    );
     expect(t.violations()).toEqual([]);
   });
 
@@ -101,9 +131,13 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
       ['not_held_on_platform', 5],
     ]);
     expect(pumped.score).toBe(45);
-    expect(pumped.descriptions[0]).toBe('3 verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).');
+    expect(pumped.descriptions[0]).toBe(
+      '3 verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).',
+    );
 
-    const { data: delivered } = await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } });
+    const { data: delivered } = await t.account.client.GET('/v1/sandbox/verification-codes/{to}', {
+      params: { path: { to } },
+    });
     const { data: checked } = await t.account.client.POST('/v1/verify/check', { body: { to, code: delivered!.code } });
     expect(checked!.status).toBe('approved');
     expect(await lookup(to)).toMatchObject({ score: 5, reasons: [['not_held_on_platform', 5]] });
@@ -123,7 +157,10 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
       ['not_held_on_platform'],
       ['many_distinct_recipients', 'held_on_platform'],
     ]);
-    for (const [i, input] of inputs.entries()) expect(data!.data[i].result!.spam_reasons.map((r) => [r.reason, r.weight])).toEqual((await lookup(input)).reasons);
+    for (const [i, input] of inputs.entries())
+      expect(data!.data[i].result!.spam_reasons.map((r) => [r.reason, r.weight])).toEqual(
+        (await lookup(input)).reasons,
+      );
     expect(t.violations()).toEqual([]);
   });
 });

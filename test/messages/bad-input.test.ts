@@ -29,8 +29,16 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
     ['body', 'empty without media_url', (v) => ({ ...v, body: '' })],
     ['media_url', 'a string, not an array', (v) => ({ ...v, media_url: 'https://cdn.example.com/a.png' })],
     ['media_url[0]', 'not an http(s) URL', (v) => ({ ...v, media_url: ['ftp://cdn.example.com/a.png'] })],
-    ['media_url', 'more than 10 URLs', (v) => ({ ...v, media_url: Array.from({ length: 11 }, (_, i) => `https://cdn.example.com/${i}.png`) })],
-    ['media_url', 'given with channel sms', (v) => ({ ...v, channel: 'sms', media_url: ['https://cdn.example.com/a.png'] })],
+    [
+      'media_url',
+      'more than 10 URLs',
+      (v) => ({ ...v, media_url: Array.from({ length: 11 }, (_, i) => `https://cdn.example.com/${i}.png`) }),
+    ],
+    [
+      'media_url',
+      'given with channel sms',
+      (v) => ({ ...v, channel: 'sms', media_url: ['https://cdn.example.com/a.png'] }),
+    ],
     ['send_at', 'not a date-time', (v) => ({ ...v, send_at: 'tomorrow at noon' })],
     ['send_at', 'a number', (v) => ({ ...v, send_at: Date.now() + day })],
     ['send_at', 'in the past', (v) => ({ ...v, send_at: new Date(Date.now() - day).toISOString() })],
@@ -59,7 +67,11 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
   });
 
   it('stored nothing for any of them', async () => {
-    const rows = await t.server.services.store.db.selectFrom('messages').select('sid').where('account_sid', '=', account.sid).execute();
+    const rows = await t.server.services.store.db
+      .selectFrom('messages')
+      .select('sid')
+      .where('account_sid', '=', account.sid)
+      .execute();
     expect(rows).toEqual([]);
     // The hourly retention job exists from the start; nothing else may.
     const jobs = await t.server.services.store.db.selectFrom('jobs').select('kind').execute();
@@ -75,14 +87,18 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
     ['date_created_after', 'yesterday'],
     ['page_token', 'not-a-token'],
   ])('answers 400 naming the list filter %s=%s', async (name, value) => {
-    const res = await fetch(`${t.directUrl}/v1/messages?${name}=${encodeURIComponent(value)}`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const res = await fetch(`${t.directUrl}/v1/messages?${name}=${encodeURIComponent(value)}`, {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
     expect(res.status).toBe(400);
     const problem: any = await res.json();
     expect(problem.errors.map((e: { field: string }) => e.field)).toContain(name);
   });
 
   it('answers 400 naming sid for a malformed message sid', async () => {
-    const res = await fetch(`${t.directUrl}/v1/messages/not-a-sid`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const res = await fetch(`${t.directUrl}/v1/messages/not-a-sid`, {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).errors[0].field).toBe('sid');
   });

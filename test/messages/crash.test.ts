@@ -19,7 +19,12 @@ const API_KEY = 'tk_crash_test_key_0123456789abcdef';
 
 function startServer(env: NodeJS.ProcessEnv): ChildProcess {
   // Its own process group, so SIGKILL reaches tsx and the node process it runs.
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, detached: true, stdio: 'ignore' });
+  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    detached: true,
+    stdio: 'ignore',
+  });
 }
 
 function kill(child: ChildProcess): Promise<void> {
@@ -50,84 +55,98 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
     while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
   });
 
-  it('finishes every message exactly once after a restart and delivers every callback', { timeout: 180_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-crash-'));
-    const port = await freePort();
-    const env = testEnv(engine, dataDir, {
-      PORT: String(port),
-      TELEPHONY_API_KEY: API_KEY,
-      SANDBOX_SENT_DELAY_MS: '100',
-      SANDBOX_DELIVERY_DELAY_MS: '200',
-      SANDBOX_MESSAGES_PER_SECOND: '150',
-      WEBHOOK_RETRY_BASE_MS: '50',
-      WEBHOOK_RETRY_MAX_MS: '500',
-      // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this test short.
-      JOB_LEASE_MS: '15000',
-    });
-    const config = loadConfig(env);
-    cleanups.push(async () => {
-      if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-    const url = `http://127.0.0.1:${port}`;
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
+  it(
+    'finishes every message exactly once after a restart and delivers every callback',
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-crash-'));
+      const port = await freePort();
+      const env = testEnv(engine, dataDir, {
+        PORT: String(port),
+        TELEPHONY_API_KEY: API_KEY,
+        SANDBOX_SENT_DELAY_MS: '100',
+        SANDBOX_DELIVERY_DELAY_MS: '200',
+        SANDBOX_MESSAGES_PER_SECOND: '150',
+        WEBHOOK_RETRY_BASE_MS: '50',
+        WEBHOOK_RETRY_MAX_MS: '500',
+        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this test short.
+        JOB_LEASE_MS: '15000',
+      });
+      const config = loadConfig(env);
+      cleanups.push(async () => {
+        if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      });
+      const url = `http://127.0.0.1:${port}`;
+      const receiver = await startReceiver();
+      cleanups.push(() => receiver.close());
 
-    let server = startServer(env);
-    cleanups.push(async () => {
-      if (server.exitCode === null && server.signalCode === null) await kill(server);
-    });
-    await ready(url);
-    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
-    const search = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' }, query: { page_size: 1 } } });
-    const from = (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: search.data!.data[0].phone_number } })).data!.phone_number;
+      let server = startServer(env);
+      cleanups.push(async () => {
+        if (server.exitCode === null && server.signalCode === null) await kill(server);
+      });
+      await ready(url);
+      const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+      const search = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+        params: { path: { country: 'US' }, query: { page_size: 1 } },
+      });
+      const from = (
+        await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: search.data!.data[0].phone_number } })
+      ).data!.phone_number;
 
-    const sids: string[] = [];
-    await Promise.all(
-      Array.from({ length: 10 }, async (_, lane) => {
-        for (let i = lane; i < MESSAGES; i += 10) {
-          const { data } = await client.POST('/v1/messages', { body: { from, to: '+14155550123', body: `crash ${i}`, status_callback: `${receiver.url}/cb` } });
-          sids.push(data!.sid);
-        }
-      }),
-    );
-    // Kill it while the pipeline is busy: some callbacks out, most messages still on their way.
-    await receiver.waitFor((r) => r.length >= 60, 60_000);
-    await kill(server);
-    const atKill = await statusCounts(engine, config, sids);
-    expect(atKill.final).toBeLessThan(MESSAGES);
+      const sids: string[] = [];
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, lane) => {
+          for (let i = lane; i < MESSAGES; i += 10) {
+            const { data } = await client.POST('/v1/messages', {
+              body: { from, to: '+14155550123', body: `crash ${i}`, status_callback: `${receiver.url}/cb` },
+            });
+            sids.push(data!.sid);
+          }
+        }),
+      );
+      // Kill it while the pipeline is busy: some callbacks out, most messages still on their way.
+      await receiver.waitFor((r) => r.length >= 60, 60_000);
+      await kill(server);
+      const atKill = await statusCounts(engine, config, sids);
+      expect(atKill.final).toBeLessThan(MESSAGES);
 
-    server = startServer(env);
-    await ready(url);
-    const finished = await waitUntil(
-      async () => {
-        const list = await allMessages(client);
-        return list.length === MESSAGES && list.every((m) => m.status === 'delivered') && list;
-      },
-      120_000,
-      'every message to be delivered',
-    );
-    expect(new Set(finished.map((m) => m.sid))).toEqual(new Set(sids));
+      server = startServer(env);
+      await ready(url);
+      const finished = await waitUntil(
+        async () => {
+          const list = await allMessages(client);
+          return list.length === MESSAGES && list.every((m) => m.status === 'delivered') && list;
+        },
+        120_000,
+        'every message to be delivered',
+      );
+      expect(new Set(finished.map((m) => m.sid))).toEqual(new Set(sids));
 
-    const bySid = new Map<string, ReceivedWebhook[]>();
-    await receiver.waitFor((r) => {
-      bySid.clear();
-      for (const w of r) bySid.set(w.json.data.sid, [...(bySid.get(w.json.data.sid) ?? []), w]);
-      return sids.every((sid) => new Set((bySid.get(sid) ?? []).map((w) => w.json.type)).size === 3);
-    }, 120_000);
-    for (const sid of sids) {
-      const events = bySid.get(sid)!;
-      // In order (first arrivals), and each status reached once: one distinct event per status.
-      const firsts = [...new Map(events.map((w) => [w.headers['webhook-id'], w.json.type])).values()];
-      expect(firsts).toEqual(['message.sending', 'message.sent', 'message.delivered']);
-    }
-  });
+      const bySid = new Map<string, ReceivedWebhook[]>();
+      await receiver.waitFor((r) => {
+        bySid.clear();
+        for (const w of r) bySid.set(w.json.data.sid, [...(bySid.get(w.json.data.sid) ?? []), w]);
+        return sids.every((sid) => new Set((bySid.get(sid) ?? []).map((w) => w.json.type)).size === 3);
+      }, 120_000);
+      for (const sid of sids) {
+        const events = bySid.get(sid)!;
+        // In order (first arrivals), and each status reached once: one distinct event per status.
+        const firsts = [...new Map(events.map((w) => [w.headers['webhook-id'], w.json.type])).values()];
+        expect(firsts).toEqual(['message.sending', 'message.sent', 'message.delivered']);
+      }
+    },
+  );
 });
 
 /** How many of the messages were final when the server died (read straight from the database). */
 async function statusCounts(engine: string, config: ReturnType<typeof loadConfig>, sids: string[]) {
   const { Store } = await import('../../server/store/db.js');
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema ?? undefined });
+  const store = await Store.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema ?? undefined,
+  });
   try {
     const rows = await store.db.selectFrom('messages').select(['sid', 'status']).execute();
     void engine;

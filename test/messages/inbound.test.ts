@@ -24,9 +24,13 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
   it('delivers a message to a number held on the platform as an inbound message of its holder, with a message.received webhook', async () => {
     const alice = await holder('alice-1');
     const bob = await holder('bob-1');
-    const { data: sent } = await alice.account.client.POST('/v1/messages', { body: { from: alice.number, to: bob.number, body: 'Hi Bob' } });
+    const { data: sent } = await alice.account.client.POST('/v1/messages', {
+      body: { from: alice.number, to: bob.number, body: 'Hi Bob' },
+    });
     await waitForStatus(alice.account.client, sent!.sid, 'delivered');
-    const [inbound] = await waitUntil(async () => (await inboundOf(bob.account, alice.number)).length === 1 && inboundOf(bob.account, alice.number));
+    const [inbound] = await waitUntil(
+      async () => (await inboundOf(bob.account, alice.number)).length === 1 && inboundOf(bob.account, alice.number),
+    );
     expect(inbound).toMatchObject({
       account_sid: bob.account.sid,
       from: alice.number,
@@ -48,31 +52,52 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
 
   it.each([
     ['JSON', 'application/json', JSON.stringify({ reply: 'Got it, thanks!' }), 'Got it, thanks!'],
-    ['TwiML', 'text/xml', '<?xml version="1.0"?><Response><Message>On my way &amp; soon</Message></Response>', 'On my way & soon'],
-  ])('sends the %s reply of the webhook back to the sender, who gets no automatic reply in turn', async (_kind, contentType, answer, replyText) => {
-    const tag = `reply-${_kind}`;
-    const alice = await holder(`${tag}-alice`);
-    const bob = await holder(`${tag}-bob`);
-    receiver.answer = (w) => (w.path.includes(tag) ? { status: 200, contentType, body: answer } : { status: 200 });
-    try {
-      await alice.account.client.POST('/v1/messages', { body: { from: alice.number, to: bob.number, body: 'Are you coming?' } });
-      // Bob's reply goes out from his number and arrives at Alice's.
-      const [reply] = await waitUntil(async () => {
-        const list = (await bob.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })).data!.data;
-        return list.length === 1 && list[0].status === 'delivered' && list;
-      });
-      expect(reply).toMatchObject({ from: bob.number, to: alice.number, body: replyText, direction: 'outbound-reply' });
-      const [atAlice] = await waitUntil(async () => (await inboundOf(alice.account, bob.number)).length === 1 && inboundOf(alice.account, bob.number));
-      expect(atAlice.body).toBe(replyText);
-      await receiver.waitFor((r) => r.some((w) => w.path === `/${tag}-alice`));
-      // Alice's webhook answered with a reply too, but a reply is never answered automatically.
-      await new Promise((r) => setTimeout(r, 400));
-      const aliceSent = (await alice.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })).data!.data;
-      expect(aliceSent).toEqual([]);
-    } finally {
-      receiver.answer = () => ({ status: 200 });
-    }
-  });
+    [
+      'TwiML',
+      'text/xml',
+      '<?xml version="1.0"?><Response><Message>On my way &amp; soon</Message></Response>',
+      'On my way & soon',
+    ],
+  ])(
+    'sends the %s reply of the webhook back to the sender, who gets no automatic reply in turn',
+    async (_kind, contentType, answer, replyText) => {
+      const tag = `reply-${_kind}`;
+      const alice = await holder(`${tag}-alice`);
+      const bob = await holder(`${tag}-bob`);
+      receiver.answer = (w) => (w.path.includes(tag) ? { status: 200, contentType, body: answer } : { status: 200 });
+      try {
+        await alice.account.client.POST('/v1/messages', {
+          body: { from: alice.number, to: bob.number, body: 'Are you coming?' },
+        });
+        // Bob's reply goes out from his number and arrives at Alice's.
+        const [reply] = await waitUntil(async () => {
+          const list = (
+            await bob.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })
+          ).data!.data;
+          return list.length === 1 && list[0].status === 'delivered' && list;
+        });
+        expect(reply).toMatchObject({
+          from: bob.number,
+          to: alice.number,
+          body: replyText,
+          direction: 'outbound-reply',
+        });
+        const [atAlice] = await waitUntil(
+          async () => (await inboundOf(alice.account, bob.number)).length === 1 && inboundOf(alice.account, bob.number),
+        );
+        expect(atAlice.body).toBe(replyText);
+        await receiver.waitFor((r) => r.some((w) => w.path === `/${tag}-alice`));
+        // Alice's webhook answered with a reply too, but a reply is never answered automatically.
+        await new Promise((r) => setTimeout(r, 400));
+        const aliceSent = (
+          await alice.account.client.GET('/v1/messages', { params: { query: { direction: 'outbound-reply' } } })
+        ).data!.data;
+        expect(aliceSent).toEqual([]);
+      } finally {
+        receiver.answer = () => ({ status: 200 });
+      }
+    },
+  );
 
   it('injects an inbound message from an outside number (sandbox), handled like real inbound traffic', async () => {
     const bob = await holder('inject');
@@ -80,7 +105,15 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
       body: { from: '+14155550123', to: bob.number, body: 'STOP', media_url: ['https://cdn.example.com/a.png'] },
     });
     expect(response.status).toBe(201);
-    expect(data).toMatchObject({ from: '+14155550123', to: bob.number, body: 'STOP', direction: 'inbound', status: 'received', channel: 'mms', num_media: 1 });
+    expect(data).toMatchObject({
+      from: '+14155550123',
+      to: bob.number,
+      body: 'STOP',
+      direction: 'inbound',
+      status: 'received',
+      channel: 'mms',
+      num_media: 1,
+    });
     await receiver.waitFor((r) => r.some((w) => w.path === '/inject'));
     expect(receiver.received.find((w) => w.path === '/inject')!.json.data.sid).toBe(data!.sid);
     expect(t.violations()).toEqual([]);
@@ -90,7 +123,9 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
     const bob = await holder('inject-other');
     const eve = await t.newAccount();
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: eve.apiKey });
-    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', { body: { from: '+14155550123', to: bob.number, body: 'hi' } });
+    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', {
+      body: { from: '+14155550123', to: bob.number, body: 'hi' },
+    });
     expect(response.status).toBe(422);
     expect(error).toMatchObject({ code: 'to_number_not_owned' });
   });
@@ -98,7 +133,9 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
   it('answers 400 naming body when injecting neither body nor media_url', async () => {
     const bob = await holder('inject-empty');
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: bob.account.apiKey });
-    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', { body: { from: '+14155550123', to: bob.number } });
+    const { error, response } = await direct.POST('/v1/sandbox/inbound-messages', {
+      body: { from: '+14155550123', to: bob.number },
+    });
     expect(response.status).toBe(400);
     expect(error!.errors!.map((e) => e.field)).toEqual(['body']);
     expect(await inboundOf(bob.account, '+14155550123')).toEqual([]);

@@ -12,7 +12,8 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     const account = await t.newAccount();
     const from = await giveNumber(t, account);
     const sids: string[] = [];
-    for (let i = 0; i < n; i++) sids.push((await account.client.POST('/v1/messages', { body: { from, to, body: `m${i}` } })).data!.sid);
+    for (let i = 0; i < n; i++)
+      sids.push((await account.client.POST('/v1/messages', { body: { from, to, body: `m${i}` } })).data!.sid);
     return { account, from, sids };
   }
 
@@ -21,7 +22,9 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     const seen: string[] = [];
     let token: string | undefined;
     do {
-      const { data } = await account.client.GET('/v1/messages', { params: { query: { page_size: 3, page_token: token } } });
+      const { data } = await account.client.GET('/v1/messages', {
+        params: { query: { page_size: 3, page_token: token } },
+      });
       expect(data!.data.length).toBeLessThanOrEqual(3);
       seen.push(...data!.data.map((m) => m.sid));
       token = data!.next_page_token ?? undefined;
@@ -33,7 +36,9 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
   it('filters by to, from, status, direction and creation time', async () => {
     const { account, from, sids } = await accountWithMessages(2, '+14155550111');
     const other = await giveNumber(t, account);
-    const late = (await account.client.POST('/v1/messages', { body: { from: other, to: '+14155550222', body: 'late' } })).data!;
+    const late = (
+      await account.client.POST('/v1/messages', { body: { from: other, to: '+14155550222', body: 'late' } })
+    ).data!;
     await waitForStatus(account.client, late.sid, 'delivered');
     const list = async (query: Record<string, string>) =>
       (await account.client.GET('/v1/messages', { params: { query: query as any } })).data!.data.map((m) => m.sid);
@@ -48,7 +53,7 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
-  it('lists only the caller\'s messages', async () => {
+  it("lists only the caller's messages", async () => {
     await accountWithMessages(2);
     const empty = await t.newAccount();
     expect((await empty.client.GET('/v1/messages')).data).toEqual({ data: [], next_page_token: null });

@@ -20,15 +20,22 @@ describe.each(ENGINES)('sandbox magic destination numbers (%s)', (engine) => {
     ['+15005550005', 'read', null, ['sending', 'sent', 'delivered', 'read'], true],
     ['+14155550123', 'delivered', null, ['sending', 'sent', 'delivered'], true],
     ['+1234567', 'failed', 'invalid_destination', ['sending', 'failed'], false],
-  ])('a message to %s ends %s (error_code %s), with a callback per status', async (to, status, errorCode, callbacks, priced) => {
-    const { data } = await account.client.POST('/v1/messages', { body: { from, to, body: 'magic', status_callback: `${receiver.url}/${to}` } });
-    const final = await waitForStatus(account.client, data!.sid, status);
-    expect(final.error_code).toBe(errorCode);
-    expect(final.error_message === null).toBe(errorCode === null);
-    expect(final.price === null).toBe(!priced);
-    await receiver.waitFor((r) => r.filter((w) => w.json.data.sid === data!.sid).length === callbacks.length);
-    expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual(callbacks.map((s) => `message.${s}`));
-  });
+  ])(
+    'a message to %s ends %s (error_code %s), with a callback per status',
+    async (to, status, errorCode, callbacks, priced) => {
+      const { data } = await account.client.POST('/v1/messages', {
+        body: { from, to, body: 'magic', status_callback: `${receiver.url}/${to}` },
+      });
+      const final = await waitForStatus(account.client, data!.sid, status);
+      expect(final.error_code).toBe(errorCode);
+      expect(final.error_message === null).toBe(errorCode === null);
+      expect(final.price === null).toBe(!priced);
+      await receiver.waitFor((r) => r.filter((w) => w.json.data.sid === data!.sid).length === callbacks.length);
+      expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual(
+        callbacks.map((s) => `message.${s}`),
+      );
+    },
+  );
 
   it('delivers to +15005550004 only after the slow delay', async () => {
     const slow = await account.client.POST('/v1/messages', { body: { from, to: '+15005550004', body: 'slow' } });

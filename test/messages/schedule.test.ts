@@ -42,7 +42,12 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     // Scheduled, so its dispatch job can be seen before it runs; slow delivery keeps it on the network for a while.
     const body = { from: await uniqueFrom(), to: '+15005550004', body: 'one row', send_at: inMs(HOUR_MS) };
     const { data } = await account.client.POST('/v1/messages', { body });
-    const jobsOf = (sid: string) => t.server.services.store.db.selectFrom('jobs').select(['id', 'kind']).where('payload', 'like', `%${sid}%`).execute();
+    const jobsOf = (sid: string) =>
+      t.server.services.store.db
+        .selectFrom('jobs')
+        .select(['id', 'kind'])
+        .where('payload', 'like', `%${sid}%`)
+        .execute();
     const [dispatch, ...others] = await jobsOf(data!.sid);
     expect(others).toEqual([]);
     expect(dispatch.kind).toBe('message.dispatch');
@@ -65,7 +70,13 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
 
   it('cancels a scheduled message deleted before its time: canceled, reported, never sent', async () => {
     const { data } = await account.client.POST('/v1/messages', {
-      body: { from: await uniqueFrom(), to: '+14155550123', body: 'never', send_at: inMs(HOUR_MS), status_callback: receiver.url },
+      body: {
+        from: await uniqueFrom(),
+        to: '+14155550123',
+        body: 'never',
+        send_at: inMs(HOUR_MS),
+        status_callback: receiver.url,
+      },
     });
     const { response } = await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(response.status).toBe(204);
@@ -81,10 +92,16 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     expect(events).toEqual([{ type: 'message.canceled' }]);
     const { data: later } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
     expect(later!.status).toBe('canceled');
-    expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual(['message.canceled']);
+    expect(receiver.received.filter((w) => w.json.data.sid === data!.sid).map((w) => w.json.type)).toEqual([
+      'message.canceled',
+    ]);
     // A canceled message is final: deleting it again removes it.
-    expect((await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status).toBe(204);
-    expect((await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status).toBe(404);
+    expect(
+      (await account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status,
+    ).toBe(204);
+    expect(
+      (await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } })).response.status,
+    ).toBe(404);
   });
 
   it('paces one number and fails what cannot be sent within validity_period with validity_period_expired', async () => {
@@ -92,23 +109,37 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     // At 2 per second, the 8th message's slot is 3.5 s away: beyond its 2 s validity.
     const sids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const { data } = await account.client.POST('/v1/messages', { body: { from: paced, to: '+14155550123', body: `burst ${i}`, validity_period: 2 } });
+      const { data } = await account.client.POST('/v1/messages', {
+        body: { from: paced, to: '+14155550123', body: `burst ${i}`, validity_period: 2 },
+      });
       sids.push(data!.sid);
     }
     const finals = [];
     for (const sid of sids) {
-      finals.push(
-        await waitForStatusIn(account, sid, ['delivered', 'failed']),
-      );
+      finals.push(await waitForStatusIn(account, sid, ['delivered', 'failed']));
     }
     expect(finals[0]).toMatchObject({ status: 'delivered', error_code: null });
-    expect(finals[7]).toMatchObject({ status: 'failed', error_code: 'validity_period_expired', date_sent: null, price: null });
-    const sent = finals.filter((m) => m.status === 'delivered').map((m) => Date.parse(m.date_sent!)).sort();
+    expect(finals[7]).toMatchObject({
+      status: 'failed',
+      error_code: 'validity_period_expired',
+      date_sent: null,
+      price: null,
+    });
+    const sent = finals
+      .filter((m) => m.status === 'delivered')
+      .map((m) => Date.parse(m.date_sent!))
+      .sort();
     for (let i = 1; i < sent.length; i++) expect(sent[i] - sent[i - 1]).toBeGreaterThanOrEqual(400);
   });
 
   it('counts validity_period from send_at for a scheduled message', async () => {
-    const body = { from: await uniqueFrom(), to: '+14155550123', body: 'scheduled', send_at: inMs(HOUR_MS), validity_period: 1 };
+    const body = {
+      from: await uniqueFrom(),
+      to: '+14155550123',
+      body: 'scheduled',
+      send_at: inMs(HOUR_MS),
+      validity_period: 1,
+    };
     const { data } = await account.client.POST('/v1/messages', { body });
     clock.advance(HOUR_MS);
     const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
@@ -123,7 +154,9 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     const fresh = await t.newAccount();
     const number = await giveNumber(t, fresh);
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: fresh.apiKey });
-    const { error, response } = await direct.POST('/v1/messages', { body: { from: number, to: '+14155550123', body: 'x', send_at: sendAt() } });
+    const { error, response } = await direct.POST('/v1/messages', {
+      body: { from: number, to: '+14155550123', body: 'x', send_at: sendAt() },
+    });
     expect(response.status).toBe(400);
     expect(error!.errors!.map((e) => e.field)).toEqual(['send_at']);
     expect((await direct.GET('/v1/messages')).data!.data).toEqual([]);
@@ -136,8 +169,12 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
 });
 
 async function waitForStatusIn(account: TestAccount, sid: string, statuses: string[]) {
-  return waitUntil(async () => {
-    const { data } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid } } });
-    return data && statuses.includes(data.status) ? data : undefined;
-  }, 20_000, `message ${sid} to be ${statuses.join(' or ')}`);
+  return waitUntil(
+    async () => {
+      const { data } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid } } });
+      return data && statuses.includes(data.status) ? data : undefined;
+    },
+    20_000,
+    `message ${sid} to be ${statuses.join(' or ')}`,
+  );
 }

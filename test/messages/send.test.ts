@@ -14,7 +14,12 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
   it('answers 201 with a queued message carrying every documented field', async () => {
     const before = Date.now();
     const { data, response } = await account.client.POST('/v1/messages', {
-      body: { from, to: '+14155550123', body: 'Your order 1042 has shipped.', status_callback: 'https://app.example.com/cb' },
+      body: {
+        from,
+        to: '+14155550123',
+        body: 'Your order 1042 has shipped.',
+        status_callback: 'https://app.example.com/cb',
+      },
     });
     expect(response.status).toBe(201);
     expect(data).toEqual({
@@ -45,7 +50,9 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
   });
 
   it('moves the message to delivered, setting date_sent and a per-segment price when sent', async () => {
-    const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550124', body: 'x'.repeat(200) } });
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550124', body: 'x'.repeat(200) },
+    });
     const delivered = await waitForStatus(account.client, data!.sid, 'delivered');
     expect(delivered.num_segments).toBe(2);
     expect(delivered.price).toBeCloseTo(2 * 0.0079, 6);
@@ -78,21 +85,29 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
   });
 
   it('sends MMS without media when asked for channel mms', async () => {
-    const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550126', body: 'hi', channel: 'mms' } });
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550126', body: 'hi', channel: 'mms' },
+    });
     expect(data!.channel).toBe('mms');
   });
 
   it('sends RCS to an RCS-capable number, which reads it', async () => {
-    const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+15005550005', body: 'Your driver is here', channel: 'rcs' } });
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+15005550005', body: 'Your driver is here', channel: 'rcs' },
+    });
     expect(data!.channel).toBe('rcs');
     const read = await waitForStatus(account.client, data!.sid, 'read');
     expect(read.price).toBe(0.0045);
   });
 
   it('falls back from RCS to SMS, or to MMS with media, where RCS is not supported', async () => {
-    const sms = await account.client.POST('/v1/messages', { body: { from, to: '+14155550127', body: 'hi', channel: 'rcs' } });
+    const sms = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550127', body: 'hi', channel: 'rcs' },
+    });
     expect(sms.data!.channel).toBe('sms');
-    const mms = await account.client.POST('/v1/messages', { body: { from, to: '+14155550127', media_url: ['https://cdn.example.com/a.png'], channel: 'rcs' } });
+    const mms = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550127', media_url: ['https://cdn.example.com/a.png'], channel: 'rcs' },
+    });
     expect(mms.data!.channel).toBe('mms');
     expect((await waitForStatus(account.client, sms.data!.sid, 'delivered')).status).toBe('delivered');
   });
@@ -100,7 +115,13 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
   it('accepts a form-encoded body with repeated media_url keys', async () => {
     const form = createTelephonyClient({ baseUrl: t.url, apiKey: account.apiKey, encoding: 'form' });
     const { data, response } = await form.POST('/v1/messages', {
-      body: { from, to: '+14155550128', body: 'form', media_url: ['https://cdn.example.com/1.png', 'https://cdn.example.com/2.png'], validity_period: 600 },
+      body: {
+        from,
+        to: '+14155550128',
+        body: 'form',
+        media_url: ['https://cdn.example.com/1.png', 'https://cdn.example.com/2.png'],
+        validity_period: 600,
+      },
     });
     expect(response.status).toBe(201);
     expect(data).toMatchObject({ body: 'form', num_media: 2, validity_period: 600, channel: 'mms' });
@@ -112,7 +133,9 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
     const other = await t.newAccount();
     const theirs = await giveNumber(t, other);
     for (const notMine of [theirs, '+14155550999']) {
-      const { error, response } = await direct.POST('/v1/messages', { body: { from: notMine, to: '+14155550123', body: 'hi' } });
+      const { error, response } = await direct.POST('/v1/messages', {
+        body: { from: notMine, to: '+14155550123', body: 'hi' },
+      });
       expect(response.status).toBe(422);
       expect(error).toMatchObject({ code: 'from_number_not_owned' });
     }

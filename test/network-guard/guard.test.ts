@@ -38,18 +38,26 @@ describe('the network guard', () => {
     expect(isLoopback(host)).toBe(expected);
   });
 
-  it('fails a test whose server posts a status callback to a public host, naming it', async () => {
-    const { code, output } = await runFixture('public-callback.fixture.ts');
-    expect(code, output).toBe(1);
-    expect(output).toContain(`${GUARD_MESSAGE}: a connection to callbacks.example.com`);
-    expect(output).toMatch(/1 failed/);
-  }, CHILD_RUN_MS);
+  it(
+    'fails a test whose server posts a status callback to a public host, naming it',
+    async () => {
+      const { code, output } = await runFixture('public-callback.fixture.ts');
+      expect(code, output).toBe(1);
+      expect(output).toContain(`${GUARD_MESSAGE}: a connection to callbacks.example.com`);
+      expect(output).toMatch(/1 failed/);
+    },
+    CHILD_RUN_MS,
+  );
 
-  it('fails a test that connects to a public address or looks up a public name, naming each', async () => {
-    const { code, output } = await runFixture('public-fetch.fixture.ts');
-    expect(code, output).toBe(1);
-    expect(output).toContain(`${GUARD_MESSAGE}: a connection to 93.184.216.34`);
-    expect(output).toContain(`${GUARD_MESSAGE}: a connection to example.com`);
-    expect(output).toMatch(/2 failed/);
-  }, CHILD_RUN_MS);
+  it(
+    'fails a test that connects to a public address or looks up a public name, naming each',
+    async () => {
+      const { code, output } = await runFixture('public-fetch.fixture.ts');
+      expect(code, output).toBe(1);
+      expect(output).toContain(`${GUARD_MESSAGE}: a connection to 93.184.216.34`);
+      expect(output).toContain(`${GUARD_MESSAGE}: a connection to example.com`);
+      expect(output).toMatch(/2 failed/);
+    },
+    CHILD_RUN_MS,
+  );
 });

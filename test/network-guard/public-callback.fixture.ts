@@ -13,8 +13,12 @@ it('posts a status callback to a public host', async () => {
   const { data } = await account.client.POST('/v1/messages', { body });
   const db = t.server.services.store.db;
   const attempt = await waitUntil(() =>
-    db.selectFrom('webhook_attempts').innerJoin('webhook_events', 'webhook_events.id', 'webhook_attempts.event_id')
-      .select('webhook_attempts.error').where('webhook_events.resource_sid', '=', data!.sid).executeTakeFirst(),
+    db
+      .selectFrom('webhook_attempts')
+      .innerJoin('webhook_events', 'webhook_events.id', 'webhook_attempts.event_id')
+      .select('webhook_attempts.error')
+      .where('webhook_events.resource_sid', '=', data!.sid)
+      .executeTakeFirst(),
   );
   // The server saw its delivery refused before any connection was made.
   expect(attempt.error).toContain('network guard');

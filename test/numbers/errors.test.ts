@@ -10,7 +10,8 @@ describe.each(ENGINES)('phone-number errors (%s)', (engine) => {
   beforeAll(async () => {
     account = await t.newAccount();
     const phoneNumber = await availableNumber(account.client);
-    ownSid = (await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).data!.sid;
+    ownSid = (await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).data!
+      .sid;
   });
 
   const send = (method: string, path: string, body?: unknown, form = false) =>
@@ -18,9 +19,16 @@ describe.each(ENGINES)('phone-number errors (%s)', (engine) => {
       method,
       headers: {
         authorization: `Bearer ${account.apiKey}`,
-        ...(body === undefined ? {} : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }),
+        ...(body === undefined
+          ? {}
+          : { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' }),
       },
-      body: body === undefined ? undefined : form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
+      body:
+        body === undefined
+          ? undefined
+          : form
+            ? new URLSearchParams(body as Record<string, string>).toString()
+            : JSON.stringify(body),
     });
 
   async function expectInvalid(res: Response, field: string) {
@@ -82,7 +90,7 @@ describe.each(ENGINES)('phone-number errors (%s)', (engine) => {
     expect(body).toMatchObject({ code: 'not_found', detail: expect.stringContaining('DE, ES, FI, FR, GB') });
   });
 
-  it('answers 404 for another account\'s number: fetch, update, release', async () => {
+  it("answers 404 for another account's number: fetch, update, release", async () => {
     const other = await t.newAccount();
     const path = `/v1/incoming-phone-numbers/${ownSid}`;
     for (const [method, body] of [['GET'], ['POST', { FriendlyName: 'mine now' }], ['DELETE']] as const) {
@@ -95,19 +103,28 @@ describe.each(ENGINES)('phone-number errors (%s)', (engine) => {
       expect(((await res.json()) as any).code).toBe('not_found');
     }
     expect((await other.client.GET('/v1/incoming-phone-numbers', {})).data!.data).toEqual([]);
-    expect((await account.client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: ownSid } } })).data!.friendly_name).not.toBe('mine now');
+    expect(
+      (await account.client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: ownSid } } })).data!
+        .friendly_name,
+    ).not.toBe('mine now');
   });
 
   it('answers 404 for a released number and for releasing it twice', async () => {
     const phoneNumber = await availableNumber(account.client);
-    const sid = (await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).data!.sid;
+    const sid = (await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).data!
+      .sid;
     expect((await send('DELETE', `/v1/incoming-phone-numbers/${sid}`)).status).toBe(204);
     expect((await send('DELETE', `/v1/incoming-phone-numbers/${sid}`)).status).toBe(404);
     expect((await send('POST', `/v1/incoming-phone-numbers/${sid}`, { FriendlyName: 'x' })).status).toBe(404);
   });
 
   it.each([
-    ['held by this account', async () => (await account.client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: ownSid } } })).data!.phone_number],
+    [
+      'held by this account',
+      async () =>
+        (await account.client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: ownSid } } })).data!
+          .phone_number,
+    ],
     ['not a valid number', async () => '+14150000000'],
     ['a premium-rate number', async () => '+19002345678'],
     ['in a country the inventory does not cover', async () => '+85291234567'],

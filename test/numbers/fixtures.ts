@@ -5,23 +5,51 @@ import { waitUntil } from '../support/wait.js';
 
 export type AvailablePhoneNumber = components['schemas']['AvailablePhoneNumber'];
 
-type SearchQuery = { area_code?: string; contains?: string; sms_enabled?: boolean; mms_enabled?: boolean; in_region?: string; in_locality?: string; page_size?: number };
+type SearchQuery = {
+  area_code?: string;
+  contains?: string;
+  sms_enabled?: boolean;
+  mms_enabled?: boolean;
+  in_region?: string;
+  in_locality?: string;
+  page_size?: number;
+};
 
-export async function searchLocal(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
-  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country }, query } });
+export async function searchLocal(
+  client: TelephonyClient,
+  country: string,
+  query: SearchQuery = {},
+): Promise<AvailablePhoneNumber[]> {
+  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+    params: { path: { country }, query },
+  });
   expect(response.status, JSON.stringify(error)).toBe(200);
   return data!.data;
 }
 
-export async function searchTollFree(client: TelephonyClient, country: string, query: SearchQuery = {}): Promise<AvailablePhoneNumber[]> {
-  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', { params: { path: { country }, query } });
+export async function searchTollFree(
+  client: TelephonyClient,
+  country: string,
+  query: SearchQuery = {},
+): Promise<AvailablePhoneNumber[]> {
+  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', {
+    params: { path: { country }, query },
+  });
   expect(response.status, JSON.stringify(error)).toBe(200);
   return data!.data;
 }
 
 /** An available number; a `contains` of random digits keeps parallel tests from reaching for the same one. */
-export async function availableNumber(client: TelephonyClient, country = 'US', query: SearchQuery = {}): Promise<string> {
-  const found = await searchLocal(client, country, { contains: String(Math.floor(Math.random() * 1e4)).padStart(4, '0'), ...query, page_size: 5 });
+export async function availableNumber(
+  client: TelephonyClient,
+  country = 'US',
+  query: SearchQuery = {},
+): Promise<string> {
+  const found = await searchLocal(client, country, {
+    contains: String(Math.floor(Math.random() * 1e4)).padStart(4, '0'),
+    ...query,
+    page_size: 5,
+  });
   expect(found.length).toBeGreaterThan(0);
   return found[Math.floor(Math.random() * found.length)].phone_number;
 }
@@ -34,16 +62,33 @@ const ADDRESSES: Partial<Record<string, { city: string; region: string; postal_c
   US: { city: 'San Francisco', region: 'CA', postal_code: '94105' },
 };
 
-export async function submitAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
+export async function submitAddress(
+  client: TelephonyClient,
+  iso_country: string,
+  overrides: Partial<components['schemas']['CreateAddressRequest']> = {},
+) {
   const { data, error, response } = await client.POST('/v1/addresses', {
-    body: { customer_name: 'Example Ltd', street: '1 Main Street', city: 'Capital', region: 'Region', postal_code: '1000', ...ADDRESSES[iso_country], iso_country, ...overrides },
+    body: {
+      customer_name: 'Example Ltd',
+      street: '1 Main Street',
+      city: 'Capital',
+      region: 'Region',
+      postal_code: '1000',
+      ...ADDRESSES[iso_country],
+      iso_country,
+      ...overrides,
+    },
   });
   expect(response.status, JSON.stringify(error)).toBe(201);
   return data!;
 }
 
 /** Submits an address and waits for the verification job to settle it (the server runs with a short delay). */
-export async function settledAddress(client: TelephonyClient, iso_country: string, overrides: Partial<components['schemas']['CreateAddressRequest']> = {}) {
+export async function settledAddress(
+  client: TelephonyClient,
+  iso_country: string,
+  overrides: Partial<components['schemas']['CreateAddressRequest']> = {},
+) {
   const created = await submitAddress(client, iso_country, overrides);
   return waitUntil(
     async () => {

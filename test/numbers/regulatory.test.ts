@@ -6,18 +6,23 @@ import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } fro
 describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
 
-  it.each(['DE', 'FR', 'AU', 'IT', 'ES', 'BE', 'AT', 'JP'])('refuses a number in %s without a verified address, naming the remedy', async (country) => {
-    const { client } = await t.newAccount();
-    const phoneNumber = await availableNumber(client, country);
-    const { error, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } });
-    expect(response.status).toBe(422);
-    expect(error).toMatchObject({ status: 422, code: 'regulatory_requirements' });
-    expect(error!.detail).toContain(`verified address of your account in ${country}`);
-    expect(error!.detail).toContain('Settings > Addresses');
-    expect(error!.detail).toContain('1 business day');
-    expect((await client.GET('/v1/incoming-phone-numbers', {})).data!.data).toEqual([]);
-    expect(t.violations()).toEqual([]);
-  });
+  it.each(['DE', 'FR', 'AU', 'IT', 'ES', 'BE', 'AT', 'JP'])(
+    'refuses a number in %s without a verified address, naming the remedy',
+    async (country) => {
+      const { client } = await t.newAccount();
+      const phoneNumber = await availableNumber(client, country);
+      const { error, response } = await client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: phoneNumber },
+      });
+      expect(response.status).toBe(422);
+      expect(error).toMatchObject({ status: 422, code: 'regulatory_requirements' });
+      expect(error!.detail).toContain(`verified address of your account in ${country}`);
+      expect(error!.detail).toContain('Settings > Addresses');
+      expect(error!.detail).toContain('1 business day');
+      expect((await client.GET('/v1/incoming-phone-numbers', {})).data!.data).toEqual([]);
+      expect(t.violations()).toEqual([]);
+    },
+  );
 
   it('refuses while the address is pending, then provisions once it is verified', async () => {
     // A server whose verification takes an hour holds the address pending for the whole first step.
@@ -26,10 +31,17 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
       const { client } = await slow.newAccount();
       const phoneNumber = await availableNumber(client, 'DE', { area_code: '30' });
       const pending = await submitAddress(client, 'DE');
-      const early = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: pending.sid } });
+      const early = await client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: phoneNumber, AddressSid: pending.sid },
+      });
       expect(early.response.status).toBe(422);
-      expect(early.error).toMatchObject({ code: 'regulatory_requirements', detail: expect.stringContaining('pending verification') });
-      expect((await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error).toMatchObject({ code: 'regulatory_requirements' });
+      expect(early.error).toMatchObject({
+        code: 'regulatory_requirements',
+        detail: expect.stringContaining('pending verification'),
+      });
+      expect(
+        (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
+      ).toMatchObject({ code: 'regulatory_requirements' });
     } finally {
       await slow.stop();
     }
@@ -38,9 +50,16 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     const phoneNumber = await availableNumber(client, 'DE', { area_code: '30' });
     const verified = await settledAddress(client, 'DE');
     expect(verified.status).toBe('verified');
-    const { data, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: verified.sid } });
+    const { data, response } = await client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: phoneNumber, AddressSid: verified.sid },
+    });
     expect(response.status).toBe(201);
-    expect(data).toMatchObject({ phone_number: phoneNumber, iso_country: 'DE', address_sid: verified.sid, address_requirements: 'local' });
+    expect(data).toMatchObject({
+      phone_number: phoneNumber,
+      iso_country: 'DE',
+      address_sid: verified.sid,
+      address_requirements: 'local',
+    });
     expect(t.violations()).toEqual([]);
   });
 
@@ -61,8 +80,13 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     const rejected = await settledAddress(client, 'DE', { postal_code: '1011' });
     expect(rejected.status).toBe('rejected');
     const phoneNumber = await availableNumber(client, 'DE');
-    for (const [sid, words] of [[french.sid, 'is in FR'], [rejected.sid, 'was rejected']]) {
-      const { error, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: sid } });
+    for (const [sid, words] of [
+      [french.sid, 'is in FR'],
+      [rejected.sid, 'was rejected'],
+    ]) {
+      const { error, response } = await client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: phoneNumber, AddressSid: sid },
+      });
       expect(response.status).toBe(422);
       expect(error).toMatchObject({ code: 'regulatory_requirements', detail: expect.stringContaining(words) });
     }
@@ -71,7 +95,9 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
   it('accepts a verified address in any country where the requirement is "any"', async () => {
     const { client } = await t.newAccount();
     const phoneNumber = await availableNumber(client, 'IE');
-    expect((await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error).toMatchObject({ code: 'regulatory_requirements' });
+    expect(
+      (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
+    ).toMatchObject({ code: 'regulatory_requirements' });
     const german = await settledAddress(client, 'DE');
     const { data, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } });
     expect(response.status).toBe(201);
@@ -83,7 +109,9 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     const other = await t.newAccount();
     const address = await settledAddress(owner.client, 'DE');
     const phoneNumber = await availableNumber(other.client, 'DE');
-    const { error, response } = await other.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: address.sid } });
+    const { error, response } = await other.client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: phoneNumber, AddressSid: address.sid },
+    });
     expect(response.status).toBe(422);
     expect(error!.code).toBe('address_not_found');
   });
@@ -92,13 +120,24 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     const { client } = await t.newAccount();
     const first = await settledAddress(client, 'FR');
     const phoneNumber = await availableNumber(client, 'FR');
-    const number = (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: first.sid } })).data!;
+    const number = (
+      await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: first.sid } })
+    ).data!;
     const rejected = await settledAddress(client, 'FR', { street: '3 Rue Neuve', postal_code: '7500' });
-    const refused = await client.POST('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } }, body: { AddressSid: rejected.sid } });
+    const refused = await client.POST('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: number.sid } },
+      body: { AddressSid: rejected.sid },
+    });
     expect(refused.error).toMatchObject({ status: 422, code: 'regulatory_requirements' });
-    expect((await client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } } })).data!.address_sid).toBe(first.sid);
+    expect(
+      (await client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } } })).data!
+        .address_sid,
+    ).toBe(first.sid);
     const second = await settledAddress(client, 'FR', { street: '4 Rue Neuve' });
-    const moved = await client.POST('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } }, body: { AddressSid: second.sid } });
+    const moved = await client.POST('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: number.sid } },
+      body: { AddressSid: second.sid },
+    });
     expect(moved.data!.address_sid).toBe(second.sid);
     expect(t.violations()).toEqual([]);
   });

@@ -53,16 +53,24 @@ describe.each(ENGINES)('searching available numbers (%s)', (engine) => {
   it('answers page_size distinct numbers, up to 1000, and the same numbers for the same search', async () => {
     const big = await searchLocal(t.account.client, 'DE', { page_size: 1000 });
     expect(new Set(big.map((n) => n.phone_number)).size).toBe(1000);
-    expect(await searchLocal(t.account.client, 'US', { area_code: '212', page_size: 10 })).toEqual(await searchLocal(t.account.client, 'us', { area_code: '212', page_size: 10 }));
+    expect(await searchLocal(t.account.client, 'US', { area_code: '212', page_size: 10 })).toEqual(
+      await searchLocal(t.account.client, 'us', { area_code: '212', page_size: 10 }),
+    );
     expect(await searchLocal(t.account.client, 'US', { page_size: 50 })).toHaveLength(50);
   });
 
   it('gives geographic numbers their locality and region where the data knows them', async () => {
     const sf = await searchLocal(t.account.client, 'US', { in_locality: 'san francisco', page_size: 20 });
     expect(sf).toHaveLength(20);
-    for (const n of sf) expect(n).toMatchObject({ locality: 'San Francisco', region: 'CA', iso_country: 'US', number_type: 'local' });
+    for (const n of sf)
+      expect(n).toMatchObject({ locality: 'San Francisco', region: 'CA', iso_country: 'US', number_type: 'local' });
     const berlin = await searchLocal(t.account.client, 'DE', { area_code: '30', page_size: 5 });
-    for (const n of berlin) expect(n).toMatchObject({ phone_number: expect.stringMatching(/^\+4930/), locality: 'Berlin', address_requirements: 'local' });
+    for (const n of berlin)
+      expect(n).toMatchObject({
+        phone_number: expect.stringMatching(/^\+4930/),
+        locality: 'Berlin',
+        address_requirements: 'local',
+      });
   });
 
   it('filters by area code', async () => {
@@ -89,7 +97,8 @@ describe.each(ENGINES)('searching available numbers (%s)', (engine) => {
     }
     const idf = await searchLocal(t.account.client, 'FR', { in_region: 'ile-de-france', page_size: 10 });
     expect(idf).toHaveLength(10);
-    for (const n of idf) expect(n).toMatchObject({ region: 'Île-de-France', phone_number: expect.stringMatching(/^\+331/) });
+    for (const n of idf)
+      expect(n).toMatchObject({ region: 'Île-de-France', phone_number: expect.stringMatching(/^\+331/) });
     const munich = await searchLocal(t.account.client, 'DE', { in_locality: 'MUNICH', page_size: 5 });
     for (const n of munich) expect(n.locality).toBe('Munich');
     expect(await searchTollFree(t.account.client, 'US', { in_region: 'CA' })).toEqual([]);
@@ -119,7 +128,10 @@ describe.each(ENGINES)('searching available numbers (%s)', (engine) => {
     const before = await searchLocal(t.account.client, 'US', query);
     expect(before).toHaveLength(5);
     for (const n of before.slice(0, 3)) {
-      expect((await holder.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: n.phone_number } })).response.status).toBe(201);
+      expect(
+        (await holder.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: n.phone_number } })).response
+          .status,
+      ).toBe(201);
     }
     const after = await searchLocal(t.account.client, 'US', query);
     expect(after).toHaveLength(5);

@@ -45,7 +45,11 @@ describe('checkpoints of the SQLite log from their own thread', () => {
     expect(last.error).toBeUndefined();
     expect(last.copiedFrames).toBeGreaterThan(3500);
 
-    const { count } = await store.db.selectFrom('server_settings').select((eb) => eb.fn.countAll<number>().as('count')).where('name', 'like', 'row-%').executeTakeFirstOrThrow();
+    const { count } = await store.db
+      .selectFrom('server_settings')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('name', 'like', 'row-%')
+      .executeTakeFirstOrThrow();
     expect(Number(count)).toBe(written);
   });
 });

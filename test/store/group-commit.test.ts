@@ -29,10 +29,16 @@ describe('transactions grouped into one SQLite commit', () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 60 }, (_, i) =>
         store.transaction(async (tx) => {
-          await tx.db.insertInto('server_settings').values({ name: `a${i}`, value: String(i) }).execute();
+          await tx.db
+            .insertInto('server_settings')
+            .values({ name: `a${i}`, value: String(i) })
+            .execute();
           tx.afterCommit(() => hooks.push(i));
           if (i % 3 === 0) {
-            await tx.db.insertInto('server_settings').values({ name: `b${i}`, value: 'x' }).execute();
+            await tx.db
+              .insertInto('server_settings')
+              .values({ name: `b${i}`, value: 'x' })
+              .execute();
             throw new Error(`transaction ${i} fails`);
           }
           // A constraint violation fails this transaction only.
@@ -41,7 +47,9 @@ describe('transactions grouped into one SQLite commit', () => {
         }),
       ),
     );
-    const names = (await store.db.selectFrom('server_settings').select('name').execute()).map((r) => r.name).filter((n) => /^[ab]\d/.test(n));
+    const names = (await store.db.selectFrom('server_settings').select('name').execute())
+      .map((r) => r.name)
+      .filter((n) => /^[ab]\d/.test(n));
     const committed = [...Array(60).keys()].filter((i) => i % 3 === 2);
     expect(names.sort()).toEqual(committed.map((i) => `a${i}`).sort());
     expect(hooks.sort((a, b) => a - b)).toEqual(committed);
@@ -60,14 +68,18 @@ describe('transactions grouped into one SQLite commit', () => {
       }),
       store.transaction(async (tx) => {
         await tx.db.insertInto('server_settings').values({ name: 'mine', value: '2' }).execute();
-        return (await tx.db.selectFrom('server_settings').select('name').where('name', 'in', ['ghost', 'mine']).execute()).map((r) => r.name);
+        return (
+          await tx.db.selectFrom('server_settings').select('name').where('name', 'in', ['ghost', 'mine']).execute()
+        ).map((r) => r.name);
       }),
     ]);
     expect(seen).toEqual({ status: 'fulfilled', value: ['mine'] });
   });
   it('lets reads outside transactions see the last commit, never the rows of a transaction still open', async () => {
     const store = await open();
-    const setting = prepared((db, name: string) => db.selectFrom('server_settings').select('value').where('name', '=', name));
+    const setting = prepared((db, name: string) =>
+      db.selectFrom('server_settings').select('value').where('name', '=', name),
+    );
     let seenOutside: unknown = 'not read';
     await store.transaction(async (tx) => {
       await tx.db.insertInto('server_settings').values({ name: 'open', value: '1' }).execute();

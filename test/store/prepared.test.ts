@@ -5,8 +5,12 @@ import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 
-const insertSetting = prepared((db, row: { name: string; value: string }) => db.insertInto('server_settings').values(row));
-const settingsIn = prepared((db, names: string[]) => db.selectFrom('server_settings').select(['name', 'value']).where('name', 'in', names).orderBy('name'));
+const insertSetting = prepared((db, row: { name: string; value: string }) =>
+  db.insertInto('server_settings').values(row),
+);
+const settingsIn = prepared((db, names: string[]) =>
+  db.selectFrom('server_settings').select(['name', 'value']).where('name', 'in', names).orderBy('name'),
+);
 const rename = prepared((db, name: string, change: { value?: string; name?: string }) =>
   db.updateTable('server_settings').set(change).where('name', '=', name).where('value', '!=', 'frozen').returningAll(),
 );
@@ -25,10 +29,19 @@ describe.each(ENGINES)('prepared queries (%s)', (engine) => {
   it('fill in scalars, rows, in-lists and changes of every shape, inside and outside transactions', async () => {
     await open();
     await store.transaction(async (tx) => {
-      for (const [name, value] of [['a', '1'], ['b', '2'], ['c', 'frozen'], ['d', '4']]) await insertSetting.run(tx.db, { name, value });
+      for (const [name, value] of [
+        ['a', '1'],
+        ['b', '2'],
+        ['c', 'frozen'],
+        ['d', '4'],
+      ])
+        await insertSetting.run(tx.db, { name, value });
     });
     expect(await settingsIn.all(store.db, ['a'])).toEqual([{ name: 'a', value: '1' }]);
-    expect(await settingsIn.all(store.db, ['d', 'b', 'zz'])).toEqual([{ name: 'b', value: '2' }, { name: 'd', value: '4' }]);
+    expect(await settingsIn.all(store.db, ['d', 'b', 'zz'])).toEqual([
+      { name: 'b', value: '2' },
+      { name: 'd', value: '4' },
+    ]);
     expect(await rename.first(store.db, 'a', { value: '10' })).toEqual({ name: 'a', value: '10' });
     // Another set of columns is another compiled form; an undefined member is left out, as Kysely does.
     expect(await rename.first(store.db, 'b', { name: 'b2', value: undefined })).toEqual({ name: 'b2', value: '2' });

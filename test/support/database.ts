@@ -18,7 +18,9 @@ export function freshDatabase(engine: Engine) {
     dataDir,
     /** `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock). */
     async open(options: { migrateTo?: string; clock?: Clock } = {}) {
-      const store = await Store.open(engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options });
+      const store = await Store.open(
+        engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options },
+      );
       opened.push(store);
       return store;
     },

@@ -3,17 +3,24 @@ import { createTelephonyClient } from '../../client/index.js';
 import type { TestAccount, TestServer } from './server.js';
 
 /** Provisions a US local number for the account (with an sms_url when given) and returns it, E.164. */
-export async function giveNumber(t: TestServer, account: TestAccount, options: { smsUrl?: string } = {}): Promise<string> {
+export async function giveNumber(
+  t: TestServer,
+  account: TestAccount,
+  options: { smsUrl?: string } = {},
+): Promise<string> {
   const client = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
   for (let round = 0; round < 5; round++) {
-    const { data, error } = await client.GET('/v1/available-phone-numbers/{country}/Local', { params: { path: { country: 'US' }, query: { page_size: 50 } } });
+    const { data, error } = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: { path: { country: 'US' }, query: { page_size: 50 } },
+    });
     if (!data) throw new Error(`number search failed: ${JSON.stringify(error)}`);
     for (const candidate of data.data) {
       const { data: number, response } = await client.POST('/v1/incoming-phone-numbers', {
         body: { PhoneNumber: candidate.phone_number, ...(options.smsUrl ? { SmsUrl: options.smsUrl } : {}) },
       });
       if (number) return number.phone_number;
-      if (response.status !== 409) throw new Error(`provisioning ${candidate.phone_number} answered ${response.status}`);
+      if (response.status !== 409)
+        throw new Error(`provisioning ${candidate.phone_number} answered ${response.status}`);
     }
   }
   throw new Error('no number could be provisioned');

@@ -23,10 +23,14 @@ export async function freePort(): Promise<number> {
 
 async function run(args: string[], port?: number): Promise<Prism> {
   port ??= await freePort();
-  const child: ChildProcess = spawn(path.join(ROOT, 'node_modules/.bin/prism'), [...args, '-h', '127.0.0.1', '-p', String(port)], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, NODE_ENV: 'test' },
-  });
+  const child: ChildProcess = spawn(
+    path.join(ROOT, 'node_modules/.bin/prism'),
+    [...args, '-h', '127.0.0.1', '-p', String(port)],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: 'test' },
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -55,17 +55,27 @@ export function testEnv(engine: Engine, dataDir: string, env: Record<string, str
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     JOB_POLL_MS: '20',
-    ...(engine === 'postgres' ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: schemaFor(dataDir) } : {}),
+    ...(engine === 'postgres'
+      ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: schemaFor(dataDir) }
+      : {}),
     ...env,
   };
 }
 
 /** One PostgreSQL schema per test database, named after its data folder so a restart finds it again. */
 function schemaFor(dataDir: string): string {
-  return `t_${path.basename(dataDir).replace(/[^a-z0-9]/gi, '').toLowerCase().slice(-16)}`;
+  return `t_${path
+    .basename(dataDir)
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(-16)}`;
 }
 
-export async function startTestServer(engine: Engine, env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-test-'));
   const config = loadConfig(testEnv(engine, dataDir, env));
   const schema = config.databaseSchema;

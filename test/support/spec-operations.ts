@@ -20,12 +20,17 @@ export function exampleRequest(op: OperationInfo): { params: Record<string, stri
     const schema = param.schema?.$ref ? resolveRef(doc, param.schema.$ref) : param.schema;
     params[param.name] = String(param.example ?? schema?.example ?? 'x');
   }
-  const requestBody = item.requestBody && (item.requestBody.$ref ? resolveRef(doc, item.requestBody.$ref) : item.requestBody);
+  const requestBody =
+    item.requestBody && (item.requestBody.$ref ? resolveRef(doc, item.requestBody.$ref) : item.requestBody);
   return { params, body: requestBody?.content['application/json'].example };
 }
 
 /** Calls an operation with the example values its spec gives (a request the validator accepts). */
-export async function callWithExample(baseUrl: string, op: OperationInfo, headers: Record<string, string>): Promise<Response> {
+export async function callWithExample(
+  baseUrl: string,
+  op: OperationInfo,
+  headers: Record<string, string>,
+): Promise<Response> {
   const { params, body } = exampleRequest(op);
   return fetch(baseUrl + samplePath(op, params), {
     method: op.method.toUpperCase(),
@@ -35,5 +40,8 @@ export async function callWithExample(baseUrl: string, op: OperationInfo, header
 }
 
 function resolveRef(doc: any, ref: string): any {
-  return ref.replace(/^#\//, '').split('/').reduce((acc, part) => acc[part], doc);
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((acc, part) => acc[part], doc);
 }

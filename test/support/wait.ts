@@ -6,7 +6,11 @@
  * and the probe's last error. A probe that throws is asked again: a request may meet a keep-alive
  * connection that a server restart closed.
  */
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -16,7 +20,9 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, 
     });
     if (value) return value;
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${String((lastError as Error)?.message ?? lastError)})` : ''}`);
+      throw new Error(
+        `timed out waiting for ${what}${lastError ? ` (last error: ${String((lastError as Error)?.message ?? lastError)})` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }

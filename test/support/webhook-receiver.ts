@@ -45,10 +45,11 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -61,7 +62,13 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
       } catch {
         // not JSON
       }
-      const request: ReceivedWebhook = { path: req.url ?? '/', headers: req.headers as Record<string, string>, body, json, at: Date.now() };
+      const request: ReceivedWebhook = {
+        path: req.url ?? '/',
+        headers: req.headers as Record<string, string>,
+        body,
+        json,
+        at: Date.now(),
+      };
       self.all.push(request);
       const answer = self.answer(request);
       const send = () => {

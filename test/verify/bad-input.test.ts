@@ -10,7 +10,10 @@ describe.each(ENGINES)('verify operations with bad input (%s)', (engine) => {
     const form = new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)]));
     return fetch(`${t.directUrl}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Bearer ${t.account.apiKey}`,
+        'content-type': encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+      },
       body: encoding === 'json' ? JSON.stringify(body) : form,
     });
   }
@@ -54,18 +57,26 @@ describe.each(ENGINES)('verify operations with bad input (%s)', (engine) => {
     ['a numeric JSON code', { to: '+14155550123', code: 123456 }, ['code']],
     ['a malformed verification_sid', { verification_sid: 'VE123', code: '123456' }, ['verification_sid']],
     ['neither to nor verification_sid', { code: '123456' }, ['to', 'verification_sid']],
-    ['both to and verification_sid', { to: '+14155550123', verification_sid: 'VE' + 'a'.repeat(32), code: '123456' }, ['to', 'verification_sid']],
+    [
+      'both to and verification_sid',
+      { to: '+14155550123', verification_sid: 'VE' + 'a'.repeat(32), code: '123456' },
+      ['to', 'verification_sid'],
+    ],
   ])('POST /v1/verify/check answers 400 naming the field for %s', async (_case, body, fields) => {
     await expectFields(await post('/v1/verify/check', body), fields);
   });
 
   it('answers 400 to a cancel that asks for another status, and to a malformed sid', async () => {
     await expectFields(await post(`/v1/verify/VE${'a'.repeat(32)}`, { status: 'approved' }), ['status']);
-    const res = await fetch(`${t.directUrl}/v1/verify/nope`, { headers: { authorization: `Bearer ${t.account.apiKey}` } });
+    const res = await fetch(`${t.directUrl}/v1/verify/nope`, {
+      headers: { authorization: `Bearer ${t.account.apiKey}` },
+    });
     expect(res.status).toBe(400);
   });
 
   it('answers 400 to a verify_callback_url that is not an http URL', async () => {
-    await expectFields(await post('/v1/account', { verify_callback_url: 'ftp://example.com/x' }), ['verify_callback_url']);
+    await expectFields(await post('/v1/account', { verify_callback_url: 'ftp://example.com/x' }), [
+      'verify_callback_url',
+    ]);
   });
 });

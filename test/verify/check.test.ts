@@ -41,10 +41,14 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
 
   it('ends the verification on the 5th wrong code, then answers 429 max_check_attempts_reached, even to the right code', async () => {
     const v = await started();
-    for (let i = 1; i <= 4; i++) expect((await check(t.account.client, { to: v.to, code: v.wrong })).data?.status).toBe('pending');
+    for (let i = 1; i <= 4; i++)
+      expect((await check(t.account.client, { to: v.to, code: v.wrong })).data?.status).toBe('pending');
     const fifth = await check(t.account.client, { verification_sid: v.sid, code: v.wrong });
     expect(fifth.data).toMatchObject({ status: 'max_attempts_reached', valid: false });
-    for (const body of [{ verification_sid: v.sid, code: v.code }, { to: v.to, code: v.code }]) {
+    for (const body of [
+      { verification_sid: v.sid, code: v.code },
+      { to: v.to, code: v.code },
+    ]) {
       const { error, response } = await check(t.account.client, body);
       expect(response.status).toBe(429);
       expect(error?.code).toBe('max_check_attempts_reached');
@@ -56,7 +60,9 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
 
   it('approves exactly once when several checks with the right code arrive at the same time', async () => {
     const v = await started();
-    const results = await Promise.all(Array.from({ length: 8 }, () => check(t.account.client, { verification_sid: v.sid, code: v.code })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => check(t.account.client, { verification_sid: v.sid, code: v.code })),
+    );
     const statuses = results.map((r) => r.response.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(7);
@@ -65,7 +71,9 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
 
   it('counts every wrong code of concurrent checks: five at once end the verification', async () => {
     const v = await started();
-    const results = await Promise.all(Array.from({ length: 5 }, () => check(t.account.client, { verification_sid: v.sid, code: v.wrong })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => check(t.account.client, { verification_sid: v.sid, code: v.wrong })),
+    );
     expect(results.every((r) => r.response.status === 200)).toBe(true);
     expect(results.filter((r) => r.data?.status === 'max_attempts_reached')).toHaveLength(1);
     expect((await check(t.account.client, { verification_sid: v.sid, code: v.code })).response.status).toBe(429);
@@ -73,7 +81,8 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
 
   it('cancels a pending verification: its code stops working, and a second cancel is a 409', async () => {
     const v = await started();
-    const cancel = () => t.account.client.POST('/v1/verify/{sid}', { params: { path: { sid: v.sid } }, body: { status: 'canceled' } });
+    const cancel = () =>
+      t.account.client.POST('/v1/verify/{sid}', { params: { path: { sid: v.sid } }, body: { status: 'canceled' } });
     expect((await cancel()).data).toMatchObject({ status: 'canceled', valid: false });
     const checked = await check(t.account.client, { verification_sid: v.sid, code: v.code });
     expect(checked.response.status).toBe(409);
@@ -81,10 +90,12 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
     const again = await cancel();
     expect(again.response.status).toBe(409);
     expect(again.error?.code).toBe('verification_not_pending');
-    expect((await t.account.client.GET('/v1/verify/{sid}', { params: { path: { sid: v.sid } } })).data?.status).toBe('canceled');
+    expect((await t.account.client.GET('/v1/verify/{sid}', { params: { path: { sid: v.sid } } })).data?.status).toBe(
+      'canceled',
+    );
   });
 
-  it('answers 404 for another account\'s verification and never shows it the code', async () => {
+  it("answers 404 for another account's verification and never shows it the code", async () => {
     const v = await started();
     const other = await t.newAccount('other');
     const path = { params: { path: { sid: v.sid } } };

@@ -6,7 +6,16 @@ import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { useReceiver } from '../support/webhook-receiver.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber } from './flow.js';
 
-const TABLES_WITHOUT_CODES = ['verifications', 'verification_sends', 'messages', 'webhook_events', 'webhook_attempts', 'jobs', 'idempotency_keys', 'account_settings'] as const;
+const TABLES_WITHOUT_CODES = [
+  'verifications',
+  'verification_sends',
+  'messages',
+  'webhook_events',
+  'webhook_attempts',
+  'jobs',
+  'idempotency_keys',
+  'account_settings',
+] as const;
 
 describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_VERIFY });
@@ -24,13 +33,18 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
   it('stores the code only as an HMAC keyed with the server secret, and drops the sealed copy when the verification ends', async () => {
     const to = freshNumber();
     const responses: unknown[] = [];
-    const send = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms', code_length: 8 }, params: { header: { 'Idempotency-Key': `k-${to}` } } });
+    const send = await t.account.client.POST('/v1/verify/send', {
+      body: { to, channel: 'sms', code_length: 8 },
+      params: { header: { 'Idempotency-Key': `k-${to}` } },
+    });
     responses.push(send.data);
     const sid = send.data!.sid;
     const { code } = await deliveredCode(t.account.client, to);
     const db = t.server.services.store.db;
     const pending = await db.selectFrom('verifications').selectAll().where('sid', '=', sid).executeTakeFirstOrThrow();
-    expect(pending.code_hash).toBe(createHmac('sha256', t.server.services.secretKey).update(`${sid}:${code}`).digest('base64'));
+    expect(pending.code_hash).toBe(
+      createHmac('sha256', t.server.services.secretKey).update(`${sid}:${code}`).digest('base64'),
+    );
     expect(pending.code_sealed).not.toBeNull();
     expect(pending.code_sealed).not.toContain(code);
 
@@ -39,13 +53,21 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
     responses.push((await t.account.client.GET('/v1/verify/{sid}', { params: { path: { sid } } })).data);
     await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.approved'));
 
-    const ended = await db.selectFrom('verifications').select(['status', 'code_sealed']).where('sid', '=', sid).executeTakeFirstOrThrow();
+    const ended = await db
+      .selectFrom('verifications')
+      .select(['status', 'code_sealed'])
+      .where('sid', '=', sid)
+      .executeTakeFirstOrThrow();
     expect(ended).toEqual({ status: 'approved', code_sealed: null });
     expect(JSON.stringify(responses)).not.toContain(code);
     expect(receiver.all.map((w) => w.body).join('\n')).not.toContain(code);
     expect(await tableText()).not.toContain(code);
     // The sandbox handset record is the one place it exists.
-    const handset = await db.selectFrom('sandbox_otp_deliveries').select('code').where('to_number', '=', to).executeTakeFirstOrThrow();
+    const handset = await db
+      .selectFrom('sandbox_otp_deliveries')
+      .select('code')
+      .where('to_number', '=', to)
+      .executeTakeFirstOrThrow();
     expect(handset.code).toBe(code);
   });
 
@@ -71,7 +93,9 @@ describe.each(ENGINES)('re-sending after the server secret changed (%s)', (engin
       const second = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
       expect(second.response.status).toBe(201);
       expect(second.data?.sid).not.toBe(first.data?.sid);
-      expect((await account.client.GET('/v1/verify/{sid}', { params: { path: { sid: first.data!.sid } } })).data?.status).toBe('canceled');
+      expect(
+        (await account.client.GET('/v1/verify/{sid}', { params: { path: { sid: first.data!.sid } } })).data?.status,
+      ).toBe('canceled');
       const { code } = await deliveredCode(account.client, to);
       expect((await check(account.client, { to, code })).data?.status).toBe('approved');
     } finally {

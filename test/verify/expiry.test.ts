@@ -62,8 +62,14 @@ describe.each(ENGINES)('verification expiry (%s)', (engine) => {
     const to = freshNumber();
     const sent = await sendCode(account.client, { to, channel: 'sms' });
     clock.advance(DEFAULT_VALID_FOR_MS);
-    await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid));
-    const row = await t.server.services.store.db.selectFrom('verifications').select(['status', 'code_sealed']).where('sid', '=', sent.sid).executeTakeFirstOrThrow();
+    await receiver.waitFor((all) =>
+      all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid),
+    );
+    const row = await t.server.services.store.db
+      .selectFrom('verifications')
+      .select(['status', 'code_sealed'])
+      .where('sid', '=', sent.sid)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'expired', code_sealed: null });
   });
 });
@@ -79,7 +85,9 @@ describe.each(ENGINES)('verification expiry across a restart (%s)', (engine) => 
       const sent = await sendCode(account.client, { to: freshNumber(), channel: 'sms' });
       await t.restart();
       clock.advance(DEFAULT_VALID_FOR_MS);
-      await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid));
+      await receiver.waitFor((all) =>
+        all.some((w) => w.json?.type === 'verification.expired' && w.json.data.sid === sent.sid),
+      );
     } finally {
       await receiver.close();
       await t.stop();

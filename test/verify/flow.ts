@@ -20,7 +20,10 @@ export function freshNumber(): string {
   return `+1415555${String((process.pid * 7 + next) % 10000).padStart(4, '0')}`;
 }
 
-export async function sendCode(client: TelephonyClient, body: components['schemas']['SendVerificationRequest']): Promise<Verification> {
+export async function sendCode(
+  client: TelephonyClient,
+  body: components['schemas']['SendVerificationRequest'],
+): Promise<Verification> {
   const { data, error, response } = await client.POST('/v1/verify/send', { body });
   if (!data) throw new Error(`send failed: ${response.status} ${JSON.stringify(error)}`);
   return data;
@@ -28,7 +31,9 @@ export async function sendCode(client: TelephonyClient, body: components['schema
 
 /** The code the sandbox network delivered to `to`, as an app's test suite would read it. */
 export async function deliveredCode(client: TelephonyClient, to: string) {
-  const { data, error, response } = await client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } });
+  const { data, error, response } = await client.GET('/v1/sandbox/verification-codes/{to}', {
+    params: { path: { to } },
+  });
   if (!data) throw new Error(`no code for ${to}: ${response.status} ${JSON.stringify(error)}`);
   return data;
 }
@@ -37,9 +42,18 @@ export async function check(client: TelephonyClient, body: components['schemas']
   return client.POST('/v1/verify/check', { body });
 }
 
-export async function waitForVerification(client: TelephonyClient, sid: string, status: Verification['status'], timeoutMs = 20_000): Promise<Verification> {
-  return waitUntil(async () => {
-    const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
-    return data?.status === status ? data : undefined;
-  }, timeoutMs, `verification ${sid} to be ${status}`);
+export async function waitForVerification(
+  client: TelephonyClient,
+  sid: string,
+  status: Verification['status'],
+  timeoutMs = 20_000,
+): Promise<Verification> {
+  return waitUntil(
+    async () => {
+      const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
+      return data?.status === status ? data : undefined;
+    },
+    timeoutMs,
+    `verification ${sid} to be ${status}`,
+  );
 }

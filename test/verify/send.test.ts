@@ -66,7 +66,9 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
     expect(response.status).toBe(422);
     expect(error?.code).toBe('destination_blocked');
-    expect((await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
+    expect(
+      (await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status,
+    ).toBe(404);
   });
 
   it.each([
@@ -107,7 +109,9 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     expect(sent.status).toBe('pending');
     const failed = await waitForVerification(t.account.client, sent.sid, 'failed');
     expect(failed.valid).toBe(false);
-    expect((await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status).toBe(404);
+    expect(
+      (await t.account.client.GET('/v1/sandbox/verification-codes/{to}', { params: { path: { to } } })).response.status,
+    ).toBe(404);
     // A failed verification is over: the next send starts a new one.
     const next = await sendCode(t.account.client, { to, channel: 'sms' });
     expect(next.sid).not.toBe(sent.sid);
@@ -130,7 +134,9 @@ describe.each(ENGINES)('the hourly cap on verification sends per account (%s)', 
 
   it('answers 429 rate_limited with Retry-After once the account sent VERIFY_MAX_SENDS_PER_HOUR codes in the hour', async () => {
     for (let i = 0; i < 3; i++) await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
-    const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to: freshNumber(), channel: 'sms' } });
+    const { error, response } = await t.account.client.POST('/v1/verify/send', {
+      body: { to: freshNumber(), channel: 'sms' },
+    });
     expect(response.status).toBe(429);
     expect(error?.code).toBe('rate_limited');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(3500);

@@ -34,7 +34,9 @@ describe.each(ENGINES)('verification sign-up flow under the contract proxy (%s)'
     expect(spoken.channel).toBe('voice');
     const digits = spoken.code.split('').join(', ');
     expect(spoken.text).toBe(`Ihr Bestätigungscode lautet ${digits}. Ich wiederhole, Ihr Code lautet ${digits}.`);
-    expect((await check(t.account.client, { verification_sid: voice.sid, code: spoken.code })).data?.status).toBe('approved');
+    expect((await check(t.account.client, { verification_sid: voice.sid, code: spoken.code })).data?.status).toBe(
+      'approved',
+    );
 
     const waTo = freshNumber();
     const wa = await sendCode(t.account.client, { to: waTo, channel: 'whatsapp', locale: 'pt-BR' });
@@ -48,7 +50,13 @@ describe.each(ENGINES)('verification sign-up flow under the contract proxy (%s)'
   it('takes form-encoded sends and checks, with numbers given as text', async () => {
     const form = createTelephonyClient({ baseUrl: t.url, apiKey: t.account.apiKey, encoding: 'form' });
     const to = freshNumber();
-    const sent = await sendCode(form, { to, channel: 'sms', code_length: 8, valid_for: 120, custom_message: 'Acme: {code} is your login code' });
+    const sent = await sendCode(form, {
+      to,
+      channel: 'sms',
+      code_length: 8,
+      valid_for: 120,
+      custom_message: 'Acme: {code} is your login code',
+    });
     expect(sent).toMatchObject({ code_length: 8, status: 'pending' });
     expect(Date.parse(sent.date_expires) - Date.parse(sent.date_created)).toBe(120_000);
     const delivered = await deliveredCode(form, to);
@@ -62,10 +70,15 @@ describe.each(ENGINES)('verification sign-up flow under the contract proxy (%s)'
     const sent = await sendCode(t.account.client, { to, channel: 'sms' });
     const wrong = await check(t.account.client, { to, code: '0000000' });
     expect(wrong.data).toMatchObject({ status: 'pending', valid: false });
-    const { data: canceled } = await t.account.client.POST('/v1/verify/{sid}', { params: { path: { sid: sent.sid } }, body: { status: 'canceled' } });
+    const { data: canceled } = await t.account.client.POST('/v1/verify/{sid}', {
+      params: { path: { sid: sent.sid } },
+      body: { status: 'canceled' },
+    });
     expect(canceled).toMatchObject({ sid: sent.sid, status: 'canceled', valid: false });
 
-    const { data: updated } = await t.account.client.POST('/v1/account', { body: { verify_callback_url: 'https://app.example.com/verify' } });
+    const { data: updated } = await t.account.client.POST('/v1/account', {
+      body: { verify_callback_url: 'https://app.example.com/verify' },
+    });
     expect(updated).toMatchObject({ sid: t.account.sid, verify_callback_url: 'https://app.example.com/verify' });
     const { data: fetched } = await t.account.client.GET('/v1/account');
     expect(fetched?.verify_callback_url).toBe('https://app.example.com/verify');

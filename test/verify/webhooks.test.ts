@@ -17,10 +17,21 @@ describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
 
   it('keeps verify_callback_url in the account settings: null by default, set, and cleared with an empty string', async () => {
     const fresh = await t.newAccount('settings');
-    expect((await fresh.client.GET('/v1/account')).data).toMatchObject({ sid: fresh.sid, name: 'settings', verify_callback_url: null });
-    expect((await fresh.client.POST('/v1/account', { body: { verify_callback_url: 'https://example.com/v' } })).data?.verify_callback_url).toBe('https://example.com/v');
-    expect((await fresh.client.POST('/v1/account', { body: {} })).data?.verify_callback_url).toBe('https://example.com/v');
-    expect((await fresh.client.POST('/v1/account', { body: { verify_callback_url: '' } })).data?.verify_callback_url).toBeNull();
+    expect((await fresh.client.GET('/v1/account')).data).toMatchObject({
+      sid: fresh.sid,
+      name: 'settings',
+      verify_callback_url: null,
+    });
+    expect(
+      (await fresh.client.POST('/v1/account', { body: { verify_callback_url: 'https://example.com/v' } })).data
+        ?.verify_callback_url,
+    ).toBe('https://example.com/v');
+    expect((await fresh.client.POST('/v1/account', { body: {} })).data?.verify_callback_url).toBe(
+      'https://example.com/v',
+    );
+    expect(
+      (await fresh.client.POST('/v1/account', { body: { verify_callback_url: '' } })).data?.verify_callback_url,
+    ).toBeNull();
   });
 
   it('posts a signed verification.approved with the verification as data and no code in it', async () => {
@@ -39,14 +50,19 @@ describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
   it('posts verification.canceled, verification.max_attempts_reached and verification.failed', async () => {
     await t.account.client.POST('/v1/account', { body: { verify_callback_url: `${receiver.url}/verify` } });
     const canceled = await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
-    await t.account.client.POST('/v1/verify/{sid}', { params: { path: { sid: canceled.sid } }, body: { status: 'canceled' } });
+    await t.account.client.POST('/v1/verify/{sid}', {
+      params: { path: { sid: canceled.sid } },
+      body: { status: 'canceled' },
+    });
     expect((await eventFor(canceled.sid, 'verification.canceled')).json.data.status).toBe('canceled');
 
     const to = freshNumber();
     const exhausted = await sendCode(t.account.client, { to, channel: 'sms' });
     const wrong = (await deliveredCode(t.account.client, to)).code === '0000' ? '1111' : '0000';
     for (let i = 0; i < 5; i++) await check(t.account.client, { to, code: wrong });
-    expect((await eventFor(exhausted.sid, 'verification.max_attempts_reached')).json.data.status).toBe('max_attempts_reached');
+    expect((await eventFor(exhausted.sid, 'verification.max_attempts_reached')).json.data.status).toBe(
+      'max_attempts_reached',
+    );
 
     const failed = await sendCode(t.account.client, { to: '+15005550001', channel: 'sms' });
     expect((await eventFor(failed.sid, 'verification.failed')).json.data.status).toBe('failed');
@@ -57,7 +73,11 @@ describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
     const to = freshNumber();
     await sendCode(quiet.client, { to, channel: 'sms' });
     await check(quiet.client, { to, code: (await deliveredCode(quiet.client, to)).code });
-    const events = await t.server.services.store.db.selectFrom('webhook_events').select('id').where('account_sid', '=', quiet.sid).execute();
+    const events = await t.server.services.store.db
+      .selectFrom('webhook_events')
+      .select('id')
+      .where('account_sid', '=', quiet.sid)
+      .execute();
     expect(events).toEqual([]);
   });
 });

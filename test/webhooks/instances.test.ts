@@ -10,7 +10,13 @@ import { ENGINES } from '../support/server.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 const logger = pino({ level: 'silent' });
-const CONFIG = { webhookTimeoutMs: 2000, webhookRetryBaseMs: 20, webhookRetryMaxMs: 100, webhookMaxAttempts: 10, webhookAllowPrivate: true };
+const CONFIG = {
+  webhookTimeoutMs: 2000,
+  webhookRetryBaseMs: 20,
+  webhookRetryMaxMs: 100,
+  webhookMaxAttempts: 10,
+  webhookAllowPrivate: true,
+};
 const RESOURCES = 20;
 const PER_RESOURCE = 25;
 
@@ -31,57 +37,85 @@ describe.each(ENGINES)('webhook delivery from several instances (%s)', (engine) 
   }
 
   // SQLite is one process's file: instances sharing a database are a PostgreSQL setup.
-  it.runIf(engine === 'postgres')('delivers each event exactly once, in order per resource, with both instances claiming', async () => {
-    const db = freshDatabase(engine);
-    cleanups.push(() => db.dispose());
-    const [a, b] = [await db.open(), await db.open()];
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    // The first attempt of every fifth event fails, so later events of its resource must wait for its retry.
-    const seen = new Set<string>();
-    receiver.answer = (request) => {
-      const { i } = request.json.data as { i: number };
-      const first = !seen.has(request.headers['webhook-id']);
-      seen.add(request.headers['webhook-id']);
-      return first && i % 5 === 0 ? { status: 500 } : { status: 200, delayMs: 2 };
-    };
+  it.runIf(engine === 'postgres')(
+    'delivers each event exactly once, in order per resource, with both instances claiming',
+    async () => {
+      const db = freshDatabase(engine);
+      cleanups.push(() => db.dispose());
+      const [a, b] = [await db.open(), await db.open()];
+      const receiver = await startReceiver();
+      cleanups.push(() => receiver.close());
+      // The first attempt of every fifth event fails, so later events of its resource must wait for its retry.
+      const seen = new Set<string>();
+      receiver.answer = (request) => {
+        const { i } = request.json.data as { i: number };
+        const first = !seen.has(request.headers['webhook-id']);
+        seen.add(request.headers['webhook-id']);
+        return first && i % 5 === 0 ? { status: 500 } : { status: 200, delayMs: 2 };
+      };
 
-    const now = new Date().toISOString();
-    const accountSid = newSid('account', Date.now());
-    await a.db.insertInto('accounts').values({ sid: accountSid, name: 'instances', webhook_secret: newWebhookSecret(), date_created: now, date_updated: now }).execute();
-    const recorder = new WebhookService(a, CONFIG, logger);
-    const resources = Array.from({ length: RESOURCES }, () => newSid('message', Date.now()));
-    // Recorded interleaved across resources, one transaction each, as a busy pipeline would.
-    for (let i = 0; i < PER_RESOURCE; i++) {
-      for (const resourceSid of resources) {
-        await a.transaction((tx) => recorder.enqueue(tx, { accountSid, url: `${receiver.url}/cb`, type: 'test.event', resourceSid, data: { resourceSid, i } }));
+      const now = new Date().toISOString();
+      const accountSid = newSid('account', Date.now());
+      await a.db
+        .insertInto('accounts')
+        .values({
+          sid: accountSid,
+          name: 'instances',
+          webhook_secret: newWebhookSecret(),
+          date_created: now,
+          date_updated: now,
+        })
+        .execute();
+      const recorder = new WebhookService(a, CONFIG, logger);
+      const resources = Array.from({ length: RESOURCES }, () => newSid('message', Date.now()));
+      // Recorded interleaved across resources, one transaction each, as a busy pipeline would.
+      for (let i = 0; i < PER_RESOURCE; i++) {
+        for (const resourceSid of resources) {
+          await a.transaction((tx) =>
+            recorder.enqueue(tx, {
+              accountSid,
+              url: `${receiver.url}/cb`,
+              type: 'test.event',
+              resourceSid,
+              data: { resourceSid, i },
+            }),
+          );
+        }
       }
-    }
 
-    const holders = new Set<string>();
-    const watch = setInterval(() => {
-      void a.db.selectFrom('webhook_events').select('locked_by').distinct().where('locked_by', 'is not', null).execute().then(
-        (rows) => rows.forEach((r) => holders.add(r.locked_by!)),
-        () => undefined, // a look still under way when the test ends
-      );
-    }, 5);
-    try {
-      instance(a, 'instance-a').loop.start();
-      instance(b, 'instance-b').loop.start();
-      await receiver.waitFor((r) => r.length === RESOURCES * PER_RESOURCE, 60_000);
-    } finally {
-      clearInterval(watch);
-    }
+      const holders = new Set<string>();
+      const watch = setInterval(() => {
+        void a.db
+          .selectFrom('webhook_events')
+          .select('locked_by')
+          .distinct()
+          .where('locked_by', 'is not', null)
+          .execute()
+          .then(
+            (rows) => rows.forEach((r) => holders.add(r.locked_by!)),
+            () => undefined, // a look still under way when the test ends
+          );
+      }, 5);
+      try {
+        instance(a, 'instance-a').loop.start();
+        instance(b, 'instance-b').loop.start();
+        await receiver.waitFor((r) => r.length === RESOURCES * PER_RESOURCE, 60_000);
+      } finally {
+        clearInterval(watch);
+      }
 
-    const ids = receiver.received.map((w) => w.headers['webhook-id']);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const resourceSid of resources) {
-      const order = receiver.received.filter((w) => w.json.data.resourceSid === resourceSid).map((w) => w.json.data.i);
-      expect(order).toEqual(Array.from({ length: PER_RESOURCE }, (_, i) => i));
-    }
-    expect(holders).toEqual(new Set(['instance-a', 'instance-b']));
-    // Give a stray second delivery the time to show; none comes.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.received).toHaveLength(RESOURCES * PER_RESOURCE);
-  });
+      const ids = receiver.received.map((w) => w.headers['webhook-id']);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const resourceSid of resources) {
+        const order = receiver.received
+          .filter((w) => w.json.data.resourceSid === resourceSid)
+          .map((w) => w.json.data.i);
+        expect(order).toEqual(Array.from({ length: PER_RESOURCE }, (_, i) => i));
+      }
+      expect(holders).toEqual(new Set(['instance-a', 'instance-b']));
+      // Give a stray second delivery the time to show; none comes.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received).toHaveLength(RESOURCES * PER_RESOURCE);
+    },
+  );
 });

@@ -23,18 +23,48 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     while (cleanups.length) await cleanups.pop()!();
   });
 
-  async function addEvents(store: Store, accountSid: string, count: number, at: number, status: 'delivered' | 'failed' | 'pending'): Promise<string[]> {
+  async function addEvents(
+    store: Store,
+    accountSid: string,
+    count: number,
+    at: number,
+    status: 'delivered' | 'failed' | 'pending',
+  ): Promise<string[]> {
     const ids = Array.from({ length: count }, () => newWebhookId(at));
     const iso = new Date(at).toISOString();
     for (let i = 0; i < ids.length; i += 200) {
       const some = ids.slice(i, i + 200);
       await store.db
         .insertInto('webhook_events')
-        .values(some.map((id) => ({ id, account_sid: accountSid, resource_sid: 'SM1', type: 'message.sent', url: 'http://127.0.0.1:9/', payload: '{}', status, attempts: 1, on_response: null, run_at: iso, date_created: iso, date_updated: iso })))
+        .values(
+          some.map((id) => ({
+            id,
+            account_sid: accountSid,
+            resource_sid: 'SM1',
+            type: 'message.sent',
+            url: 'http://127.0.0.1:9/',
+            payload: '{}',
+            status,
+            attempts: 1,
+            on_response: null,
+            run_at: iso,
+            date_created: iso,
+            date_updated: iso,
+          })),
+        )
         .execute();
       await store.db
         .insertInto('webhook_attempts')
-        .values(some.map((id) => ({ event_id: id, attempt: 1, date_attempted: iso, duration_ms: 3, response_status: 204, error: null })))
+        .values(
+          some.map((id) => ({
+            event_id: id,
+            attempt: 1,
+            date_attempted: iso,
+            duration_ms: 3,
+            response_status: 204,
+            error: null,
+          })),
+        )
         .execute();
     }
     return ids;
@@ -83,18 +113,23 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     const retention = new Retention(store, { webhookRetentionDays: 30 }, logger);
     await retention.schedule();
     await retention.schedule(); // a second instance starting: still one job
-    expect(await store.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB.kind).execute()).toHaveLength(1);
+    expect(
+      await store.db.selectFrom('jobs').select('id').where('kind', '=', RETENTION_JOB.kind).execute(),
+    ).toHaveLength(1);
     const worker = new JobWorker(store, retention.jobHandlers(), logger, { pollMs: 10 });
     worker.start();
     cleanups.push(() => worker.stop());
 
-    const job = () => store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB.kind).executeTakeFirstOrThrow();
+    const job = () =>
+      store.db.selectFrom('jobs').selectAll().where('kind', '=', RETENTION_JOB.kind).executeTakeFirstOrThrow();
     await waitUntil(async () => Date.parse((await job()).run_at) > now + 3_000_000, 20_000);
     expect(Date.parse((await job()).run_at)).toBeLessThanOrEqual(clock.now() + HOUR);
 
     const events = (await store.db.selectFrom('webhook_events').select('id').execute()).map((r) => r.id).sort();
     expect(events).toEqual([...oldPending, ...recent].sort());
-    const attempts = (await store.db.selectFrom('webhook_attempts').select('event_id').execute()).map((r) => r.event_id).sort();
+    const attempts = (await store.db.selectFrom('webhook_attempts').select('event_id').execute())
+      .map((r) => r.event_id)
+      .sort();
     expect(attempts).toEqual([...oldPending, ...recent].sort());
     const keys = await store.db.selectFrom('idempotency_keys').select('date_created').execute();
     expect(keys).toHaveLength(3);

@@ -24,7 +24,13 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
     const url = `http://127.0.0.1:${port}/cb`;
     const sids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      sids.push((await account.client.POST('/v1/messages', { body: { from, to: '+14155550123', body: `down ${i}`, status_callback: url } })).data!.sid);
+      sids.push(
+        (
+          await account.client.POST('/v1/messages', {
+            body: { from, to: '+14155550123', body: `down ${i}`, status_callback: url },
+          })
+        ).data!.sid,
+      );
     }
     for (const sid of sids) await waitForStatus(account.client, sid, 'delivered');
     // Nobody listened so far: attempts failed with connection errors.
@@ -48,7 +54,12 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
       });
       // Each event kept its webhook-id across its attempts, and every attempt is on record.
       for (const event of events) {
-        const attempts = await db().selectFrom('webhook_attempts').selectAll().where('event_id', '=', event.id).orderBy('attempt').execute();
+        const attempts = await db()
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where('event_id', '=', event.id)
+          .orderBy('attempt')
+          .execute();
         expect(attempts.map((a) => a.attempt)).toEqual(attempts.map((_, i) => i + 1));
         expect(attempts).toHaveLength(event.attempts);
         expect(attempts[attempts.length - 1].response_status).toBe(200);
@@ -70,14 +81,29 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
       return { status: 204 };
     };
     try {
-      const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+15005550001', body: 'fails fast', status_callback: `${receiver.url}/x` } });
+      const { data } = await account.client.POST('/v1/messages', {
+        body: { from, to: '+15005550001', body: 'fails fast', status_callback: `${receiver.url}/x` },
+      });
       await receiver.waitFor((r) => bySid(r, data!.sid).length === 2);
       const sending = receiver.all.filter((w) => w.json?.type === 'message.sending');
       expect(sending.length).toBe(4);
       expect(new Set(sending.map((w) => w.headers['webhook-id'])).size).toBe(1);
-      expect(bySid(receiver.received, data!.sid).map((w) => w.json.type)).toEqual(['message.sending', 'message.failed']);
-      const [event] = await db().selectFrom('webhook_events').selectAll().where('resource_sid', '=', data!.sid).where('type', '=', 'message.sending').execute();
-      const attempts = await db().selectFrom('webhook_attempts').selectAll().where('event_id', '=', event.id).orderBy('attempt').execute();
+      expect(bySid(receiver.received, data!.sid).map((w) => w.json.type)).toEqual([
+        'message.sending',
+        'message.failed',
+      ]);
+      const [event] = await db()
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('resource_sid', '=', data!.sid)
+        .where('type', '=', 'message.sending')
+        .execute();
+      const attempts = await db()
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('event_id', '=', event.id)
+        .orderBy('attempt')
+        .execute();
       expect(attempts.map((a) => a.response_status)).toEqual([500, null, 404, 204]);
       expect(attempts[1].error).toMatch(/timed out/);
     } finally {
@@ -95,17 +121,22 @@ describe.each(ENGINES)('webhooks given up (%s)', (engine) => {
     const receiver = await startReceiver();
     receiver.answer = (w) => (w.json?.type === 'message.sending' ? { status: 503 } : { status: 200 });
     try {
-      const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550123', body: 'x', status_callback: `${receiver.url}/x` } });
+      const { data } = await account.client.POST('/v1/messages', {
+        body: { from, to: '+14155550123', body: 'x', status_callback: `${receiver.url}/x` },
+      });
       await receiver.waitFor((r) => r.length === 2);
       expect(receiver.received.map((w) => w.json.type)).toEqual(['message.sent', 'message.delivered']);
       const db = t.server.services.store.db;
-      const [given] = await db.selectFrom('webhook_events').selectAll().where('resource_sid', '=', data!.sid).where('type', '=', 'message.sending').execute();
+      const [given] = await db
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('resource_sid', '=', data!.sid)
+        .where('type', '=', 'message.sending')
+        .execute();
       expect(given).toMatchObject({ status: 'failed', attempts: 3 });
-      expect(await db.selectFrom('webhook_attempts').select('response_status').where('event_id', '=', given.id).execute()).toEqual([
-        { response_status: 503 },
-        { response_status: 503 },
-        { response_status: 503 },
-      ]);
+      expect(
+        await db.selectFrom('webhook_attempts').select('response_status').where('event_id', '=', given.id).execute(),
+      ).toEqual([{ response_status: 503 }, { response_status: 503 }, { response_status: 503 }]);
     } finally {
       await receiver.close();
     }

@@ -13,7 +13,9 @@ describe.each(ENGINES)('webhook signatures (%s)', (engine) => {
   it('signs every status callback so that standardwebhooks verifies it with the account secret, and only with it', async () => {
     const account = await t.newAccount();
     const from = await giveNumber(t, account);
-    const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550123', body: 'signed', status_callback: `${receiver.url}/signed` } });
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550123', body: 'signed', status_callback: `${receiver.url}/signed` },
+    });
     await waitForStatus(account.client, data!.sid, 'delivered');
     await receiver.waitFor((r) => r.filter((w) => w.path === '/signed').length === 3);
 
@@ -25,7 +27,11 @@ describe.each(ENGINES)('webhook signatures (%s)', (engine) => {
       expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
       expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       const payload = verifier.verify(delivery.body, delivery.headers) as any;
-      expect(payload).toMatchObject({ type: expect.stringMatching(/^message\./), timestamp: expect.any(String), data: { sid: data!.sid } });
+      expect(payload).toMatchObject({
+        type: expect.stringMatching(/^message\./),
+        timestamp: expect.any(String),
+        data: { sid: data!.sid },
+      });
       expect(() => other.verify(delivery.body, delivery.headers)).toThrow();
       expect(() => verifier.verify(delivery.body.replace('message.', 'massage.'), delivery.headers)).toThrow();
     }

@@ -26,13 +26,21 @@ describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (
     // As version 007 left it: the event row without a due time, and its delivery job beside it.
     const old = await db.open({ migrateTo: '007_hot_path_indexes' });
     const now = new Date().toISOString();
-    const account = { sid: newSid('account', Date.now()), name: 'before the upgrade', webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
+    const account = {
+      sid: newSid('account', Date.now()),
+      name: 'before the upgrade',
+      webhook_secret: newWebhookSecret(),
+      date_created: now,
+      date_updated: now,
+    };
     const id = newWebhookId(Date.now());
     const payload = JSON.stringify({ type: 'message.delivered', timestamp: now, data: { sid: 'SM0' } });
     await sql`insert into accounts (sid, name, webhook_secret, date_created, date_updated)
       values (${account.sid}, ${account.name}, ${account.webhook_secret}, ${now}, ${now})`.execute(old.db);
     await sql`insert into webhook_events (id, account_sid, resource_sid, type, url, payload, status, attempts, on_response, date_created, date_updated)
-      values (${id}, ${account.sid}, 'SM0', 'message.delivered', ${`${receiver.url}/old`}, ${payload}, 'pending', 0, null, ${now}, ${now})`.execute(old.db);
+      values (${id}, ${account.sid}, 'SM0', 'message.delivered', ${`${receiver.url}/old`}, ${payload}, 'pending', 0, null, ${now}, ${now})`.execute(
+      old.db,
+    );
     await sql`insert into jobs (kind, payload, run_at, max_attempts, ordering_key, attempts, dead, date_created)
       values ('webhook.deliver', ${JSON.stringify({ id })}, ${now}, 25, 'webhook:SM0', 0, 0, ${now})`.execute(old.db);
     await old.close();
@@ -50,6 +58,12 @@ describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (
     // Delivered, and not again: the job that used to carry it is gone.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.all).toHaveLength(1);
-    expect(await store.db.selectFrom('webhook_events').select(['status', 'attempts']).where('id', '=', id).executeTakeFirst()).toEqual({ status: 'delivered', attempts: 1 });
+    expect(
+      await store.db
+        .selectFrom('webhook_events')
+        .select(['status', 'attempts'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'delivered', attempts: 1 });
   });
 });

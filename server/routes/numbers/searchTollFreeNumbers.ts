@@ -5,5 +5,12 @@ import { searchFilters } from './search-query.js';
 
 export const searchTollFreeNumbers: Handler<'searchTollFreeNumbers'> = async ({ params, query, services }) => ({
   status: 200,
-  body: { data: await services.numbers.search(params.country, 'TollFree', searchFilters(query), query.page_size ?? DEFAULT_PAGE_SIZE) },
+  body: {
+    data: await services.numbers.search(
+      params.country,
+      'TollFree',
+      searchFilters(query),
+      query.page_size ?? DEFAULT_PAGE_SIZE,
+    ),
+  },
 });

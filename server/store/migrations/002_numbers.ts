@@ -40,5 +40,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('date_created', 'text', (c) => c.notNull())
     .addColumn('date_updated', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('incoming_numbers_account').on('incoming_numbers').columns(['account_sid', 'date_created']).execute();
+  await db.schema
+    .createIndex('incoming_numbers_account')
+    .on('incoming_numbers')
+    .columns(['account_sid', 'date_created'])
+    .execute();
 }

@@ -30,7 +30,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('date_updated', 'text', (c) => c.notNull())
     .addColumn('date_sent', 'text')
     .execute();
-  await db.schema.createIndex('messages_account').on('messages').columns(['account_sid', 'date_created', 'sid']).execute();
+  await db.schema
+    .createIndex('messages_account')
+    .on('messages')
+    .columns(['account_sid', 'date_created', 'sid'])
+    .execute();
 
   // One row per webhook to send; its id is the `webhook-id` header, stable across retries.
   await db.schema
@@ -47,7 +51,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('date_created', 'text', (c) => c.notNull())
     .addColumn('date_updated', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_events_resource').on('webhook_events').columns(['resource_sid', 'date_created']).execute();
+  await db.schema
+    .createIndex('webhook_events_resource')
+    .on('webhook_events')
+    .columns(['resource_sid', 'date_created'])
+    .execute();
 
   await autoId(db.schema.createTable('webhook_attempts'), dialect)
     .addColumn('event_id', 'text', (c) => c.notNull())
@@ -57,7 +65,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('response_status', 'integer')
     .addColumn('error', 'text')
     .execute();
-  await db.schema.createIndex('webhook_attempts_event').on('webhook_attempts').columns(['event_id', 'attempt']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_event')
+    .on('webhook_attempts')
+    .columns(['event_id', 'attempt'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')

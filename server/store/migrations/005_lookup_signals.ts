@@ -2,5 +2,9 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('messages_from_created').on('messages').columns(['from_number', 'date_created']).execute();
+  await db.schema
+    .createIndex('messages_from_created')
+    .on('messages')
+    .columns(['from_number', 'date_created'])
+    .execute();
 }

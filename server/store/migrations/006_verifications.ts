@@ -25,7 +25,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('date_created', 'text', (c) => c.notNull())
     .addColumn('date_updated', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('verifications_to').on('verifications').columns(['account_sid', 'to_number', 'date_created']).execute();
+  await db.schema
+    .createIndex('verifications_to')
+    .on('verifications')
+    .columns(['account_sid', 'to_number', 'date_created'])
+    .execute();
   // At most one pending verification per account and number: a concurrent second send finds the first.
   await db.schema
     .createIndex('verifications_one_pending')
@@ -42,10 +46,26 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('channel', 'text', (c) => c.notNull())
     .addColumn('date_sent', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('verification_sends_to').on('verification_sends').columns(['account_sid', 'to_number', 'date_sent']).execute();
-  await db.schema.createIndex('verification_sends_account').on('verification_sends').columns(['account_sid', 'date_sent']).execute();
-  await db.schema.createIndex('verification_sends_verification').on('verification_sends').columns(['verification_sid', 'id']).execute();
-  await db.schema.createIndex('verification_sends_number').on('verification_sends').columns(['to_number', 'date_sent']).execute();
+  await db.schema
+    .createIndex('verification_sends_to')
+    .on('verification_sends')
+    .columns(['account_sid', 'to_number', 'date_sent'])
+    .execute();
+  await db.schema
+    .createIndex('verification_sends_account')
+    .on('verification_sends')
+    .columns(['account_sid', 'date_sent'])
+    .execute();
+  await db.schema
+    .createIndex('verification_sends_verification')
+    .on('verification_sends')
+    .columns(['verification_sid', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('verification_sends_number')
+    .on('verification_sends')
+    .columns(['to_number', 'date_sent'])
+    .execute();
 
   await db.schema
     .createTable('account_settings')

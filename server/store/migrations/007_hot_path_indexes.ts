@@ -8,5 +8,10 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('webhook_events_resource').execute();
   await db.schema.dropIndex('jobs_ordering').execute();
-  await db.schema.createIndex('jobs_ordering').on('jobs').columns(['ordering_key', 'id']).where(sql.ref('ordering_key'), 'is not', null).execute();
+  await db.schema
+    .createIndex('jobs_ordering')
+    .on('jobs')
+    .columns(['ordering_key', 'id'])
+    .where(sql.ref('ordering_key'), 'is not', null)
+    .execute();
 }

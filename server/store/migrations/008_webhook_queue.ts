@@ -13,10 +13,23 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await table().addColumn('locked_until', 'text').execute();
   if (dialect === 'postgres') await table().addColumn('seq', 'bigserial').execute();
   // Events still pending are due at once (their retry delay starts over); their delivery jobs go.
-  await db.updateTable('webhook_events').set({ run_at: sql.ref('date_updated') }).execute();
+  await db
+    .updateTable('webhook_events')
+    .set({ run_at: sql.ref('date_updated') })
+    .execute();
   await db.deleteFrom('jobs').where('kind', '=', 'webhook.deliver').execute();
   const order = dialect === 'postgres' ? ['seq'] : [];
   const pending = sql<boolean>`status = 'pending'`;
-  await db.schema.createIndex('webhook_events_due').on('webhook_events').columns(['run_at', ...order]).where(pending).execute();
-  await db.schema.createIndex('webhook_events_pending').on('webhook_events').columns(['resource_sid', ...order]).where(pending).execute();
+  await db.schema
+    .createIndex('webhook_events_due')
+    .on('webhook_events')
+    .columns(['run_at', ...order])
+    .where(pending)
+    .execute();
+  await db.schema
+    .createIndex('webhook_events_pending')
+    .on('webhook_events')
+    .columns(['resource_sid', ...order])
+    .where(pending)
+    .execute();
 }

@@ -25,7 +25,11 @@ function checkpoint(): CheckpointOutcome {
 port.on('message', () => {
   // The writer goes on appending during a pass; the next pass copies what it appended, until little is left.
   let outcome = checkpoint();
-  for (let pass = 1, before = 0; pass < MAX_PASSES && !outcome.error && outcome.logFrames - before >= CAUGHT_UP_FRAMES; pass++) {
+  for (
+    let pass = 1, before = 0;
+    pass < MAX_PASSES && !outcome.error && outcome.logFrames - before >= CAUGHT_UP_FRAMES;
+    pass++
+  ) {
     before = outcome.logFrames;
     outcome = checkpoint();
   }

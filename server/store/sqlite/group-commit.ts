@@ -85,7 +85,12 @@ export class GroupCommit {
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
         try {
-          const result = await item.fn({ db: trx, afterCommit: (hook) => hooks.push(hook), signals: this.signals, clock: this.clock });
+          const result = await item.fn({
+            db: trx,
+            afterCommit: (hook) => hooks.push(hook),
+            signals: this.signals,
+            clock: this.clock,
+          });
           this.file.prepare('release savepoint grouped').run();
           done.push({ item, result, hooks });
         } catch (err) {
@@ -100,7 +105,10 @@ export class GroupCommit {
     } catch (err) {
       // The physical transaction failed: none of the group is committed.
       runDirectly(trx, null);
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       current?.reject(err);
       for (const { item } of done) item.reject(err);
       return;

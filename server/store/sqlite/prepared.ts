@@ -125,7 +125,11 @@ function compile<A extends unknown[], R>(db: Db, build: (db: Db, ...args: A) => 
   const placeholders = args.map((arg, i) => {
     if (Array.isArray(arg)) return arg.map((_, j) => mark(i, j));
     if (arg !== null && typeof arg === 'object') {
-      return Object.fromEntries(Object.entries(arg).filter(([, v]) => v !== undefined).map(([k]) => [k, mark(i, k)]));
+      return Object.fromEntries(
+        Object.entries(arg)
+          .filter(([, v]) => v !== undefined)
+          .map(([k]) => [k, mark(i, k)]),
+      );
     }
     return mark(i);
   }) as A;
