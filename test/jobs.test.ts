@@ -13,7 +13,7 @@ const logger = pino({ level: 'silent' });
 const HOUR = 3_600_000;
 
 // These tests are of the queue's mechanics, not of payload types: their jobs take any payload.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type AnyPayload = any;
 const kind = (name: string): JobType<AnyPayload> => defineJob<AnyPayload>(name);
 /** Handlers by kind, as the worker takes them. */

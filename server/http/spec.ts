@@ -72,7 +72,7 @@ function resolve(document: Schema, node: Schema): Schema {
 function deref(document: Schema, node: unknown, depth = 0): any {
   if (depth > 32 || node === null || typeof node !== 'object') return node;
   if (Array.isArray(node)) return node.map((n) => deref(document, n, depth + 1));
-  const resolved = resolve(document, node as Schema);
+  const resolved = resolve(document, node);
   return Object.fromEntries(Object.entries(resolved).map(([k, v]) => [k, deref(document, v, depth + 1)]));
 }
 

@@ -195,7 +195,7 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
     // Counts and bigserial ids fit in a JS number.
     types: {
       getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)),
-    } as any,
+    },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);

@@ -44,10 +44,10 @@ export class PrivateAddressError extends Error {
 export const publicOnlyLookup: net.LookupFunction = (hostname, options, callback) => {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 4);
-    const list = addresses as dns.LookupAddress[];
+    const list = addresses;
     const bad = list.find((a) => isPrivateAddress(a.address));
-    if (bad) return callback(new PrivateAddressError(hostname, bad.address) as NodeJS.ErrnoException, '', 4);
-    if ((options as dns.LookupOptions).all) return (callback as any)(null, list);
+    if (bad) return callback(new PrivateAddressError(hostname, bad.address), '', 4);
+    if ((options).all) return (callback as any)(null, list);
     callback(null, list[0].address, list[0].family);
   });
 };
