@@ -21,14 +21,14 @@ import { createMetrics } from './system/metrics.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 /** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
 const BUSY_WINDOW_MS = 50;
 /** The longest background jobs wait between claims while the API stays busy (a sustained burst of requests). */
 const MAX_YIELD_MS = 200;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 
-export function createApp(services: Services): Express {
+function createApp(services: Services): Express {
   const { config, store, logger, accounts } = services;
   const app = express();
   app.disable('x-powered-by');

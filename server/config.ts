@@ -317,7 +317,7 @@ interface ConfigRule {
   /** What breaks when it does not hold: ends the error message, and explains the rule in the reference. */
   why: string;
   /** The problem with these values (naming the variables and their values), or null when the rule holds. */
-  check(config: Config): string | null;
+  check: (config: Config) => string | null;
 }
 
 /**

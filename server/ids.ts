@@ -29,7 +29,7 @@ export function timePrefixHex(ms: number): string {
   return ms.toString(16).padStart(12, '0').slice(-12);
 }
 
-export const SID_PREFIX = {
+const SID_PREFIX = {
   account: 'AC',
   message: 'SM',
   verification: 'VE',

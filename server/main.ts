@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   if (server.createdKey) {
     // Shown once: only its hash is stored.
     process.stdout.write(
-      `\nCreated the default account ${server.createdKey.account_sid}.\nIts API key (shown only now, keep it): ${server.createdKey.api_key}\n\n`,
+      `\nCreated the default account ${server.createdKey.account_sid}.\n` +
+        `Its API key (shown only now, keep it): ${server.createdKey.api_key}\n\n`,
     );
   }
   log.info(
@@ -30,8 +31,8 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', (signal) => void stop(signal));
+  process.once('SIGTERM', (signal) => void stop(signal));
 }
 
 main().catch((err) => {

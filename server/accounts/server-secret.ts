@@ -1,4 +1,5 @@
-// The server secret that keys hashes of short secrets (OTP codes): SECRET_KEY, or one generated once and kept in the database.
+// The server secret that keys hashes of short secrets (OTP codes): SECRET_KEY, or one generated once and kept in the
+// database.
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import { serverSettingOnce } from './store.js';

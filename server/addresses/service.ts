@@ -21,7 +21,7 @@ import { verificationTime } from './verification.js';
 export type AddressRecord = components['schemas']['Address'];
 export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
 
-export const VERIFY_ADDRESS_JOB = defineJob<{ sid: string }>('address.verify');
+const VERIFY_ADDRESS_JOB = defineJob<{ sid: string }>('address.verify');
 
 export class AddressService {
   readonly addresses: AddressStore;

@@ -6,7 +6,7 @@ export type SandboxOutcome =
   | { kind: 'undelivered'; errorCode: string; errorMessage: string }
   | { kind: 'delivered'; slow: boolean };
 
-export const MAGIC_NUMBERS = {
+const MAGIC_NUMBERS = {
   invalidDestination: '+15005550001',
   unreachable: '+15005550002',
   carrierRejected: '+15005550003',

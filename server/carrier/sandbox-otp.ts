@@ -12,10 +12,10 @@ import { outcomeFor } from './sandbox-numbers.js';
 import { deliveredCode, keepDeliveredCode } from './store.js';
 import { dateIn, nowIso } from '../clock.js';
 
-export const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
+const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
 
 /** The Calls tag's magic numbers that never answer, so a spoken code cannot get through. */
-export const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
+const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
   '+15005550006': { errorCode: 'busy', errorMessage: 'The line was busy.' },
   '+15005550007': { errorCode: 'no_answer', errorMessage: 'Nobody answered the call.' },
 };

@@ -29,7 +29,7 @@ const OTHER: Rates = { sms: 0.05, mms: 0.12, rcs: 0.04 };
 export const PRICE_UNIT = 'USD';
 
 /** The destination's ISO country, or null when the number does not say. */
-export function destinationCountry(
+function destinationCountry(
   to: string,
   parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to),
 ): string | null {

@@ -39,7 +39,7 @@ interface StepJob {
   index: number;
 }
 
-export const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
+const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
 
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
@@ -53,8 +53,8 @@ export class SandboxCarrier implements Carrier {
     this.otp = new SandboxOtp(config);
   }
 
-  async destinationCapabilities(to: string): Promise<DestinationCapabilities> {
-    return { rcs: isRcsCapable(to) };
+  destinationCapabilities(to: string): Promise<DestinationCapabilities> {
+    return Promise.resolve({ rcs: isRcsCapable(to) });
   }
 
   async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {

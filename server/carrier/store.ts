@@ -19,7 +19,8 @@ const moveSlot = prepared((db, from: string, nextAt: string) =>
   db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from),
 );
 
-/** The sender's next free send slot ('' when it never sent), its row made if need be and held to the transaction's end. */
+/** The sender's next free send slot ('' when it never sent), its row made if need be and held to the end of the
+ * transaction. */
 export async function holdSendSlot(tx: Tx, dialect: Dialect, from: string): Promise<string> {
   await addSlotRow.run(tx.db, from);
   // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
@@ -38,15 +39,13 @@ export async function keepDeliveredCode(tx: Tx, row: SandboxOtpDeliveryRow): Pro
     .insertInto('sandbox_otp_deliveries')
     .values(row)
     .onConflict((oc) =>
-      oc
-        .columns(['account_sid', 'to_number'])
-        .doUpdateSet({
-          verification_sid: row.verification_sid,
-          channel: row.channel,
-          code: row.code,
-          text: row.text,
-          date_sent: row.date_sent,
-        }),
+      oc.columns(['account_sid', 'to_number']).doUpdateSet({
+        verification_sid: row.verification_sid,
+        channel: row.channel,
+        code: row.code,
+        text: row.text,
+        date_sent: row.date_sent,
+      }),
     )
     .execute();
 }

@@ -10,13 +10,13 @@ import { loadSpec, type OperationId } from './spec.js';
 type Op<O extends OperationId> = operations[O];
 type Content<T> = T extends { content: infer C } ? C : never;
 
-export type RequestBody<O extends OperationId> =
+type RequestBody<O extends OperationId> =
   Op<O> extends { requestBody: infer B }
     ? Content<NonNullable<B>> extends { 'application/json': infer J }
       ? J
       : never
     : undefined;
-export type PathParams<O extends OperationId> = Op<O>['parameters'] extends { path: infer P }
+type PathParams<O extends OperationId> = Op<O>['parameters'] extends { path: infer P }
   ? NonNullable<P>
   : Record<string, never>;
 export type QueryParams<O extends OperationId> = Op<O>['parameters'] extends { query?: infer Q }
@@ -28,13 +28,13 @@ type SuccessCode<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 
 type BodyOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
 
 /** One of the operation's success responses, typed by its status. */
-export type Reply<O extends OperationId> = {
+type Reply<O extends OperationId> = {
   [S in SuccessCode<O>]: BodyOf<Responses<O>[S]> extends undefined
     ? { status: S; body?: undefined; headers?: Record<string, string> }
     : { status: S; body: BodyOf<Responses<O>[S]>; headers?: Record<string, string> };
 }[SuccessCode<O>];
 
-export interface HandlerInput<O extends OperationId> {
+interface HandlerInput<O extends OperationId> {
   account: Account;
   body: RequestBody<O>;
   params: PathParams<O>;

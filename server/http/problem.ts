@@ -20,7 +20,7 @@ function isValidatorError(err: unknown): err is ValidatorError {
 }
 
 /** `/body/participants/0/identifier` -> `participants[0].identifier`; `/query/page_size` -> `page_size`. */
-export function fieldName(path: string): string {
+function fieldName(path: string): string {
   const parts = path
     .replace(/^\.?\/?(body|query|params|path|headers)[/.]?/, '')
     .split(/[/.]/)
@@ -71,7 +71,7 @@ function fromBodyParser(err: any): ApiError | null {
   }
 }
 
-export function sendProblem(req: Request, res: Response, error: ApiError): void {
+function sendProblem(req: Request, res: Response, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res
     .status(error.status)

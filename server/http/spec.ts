@@ -6,7 +6,7 @@ import type { operations } from '../../generated/openapi.js';
 
 export type OperationId = keyof operations;
 
-export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
 
 type Schema = Record<string, any>;
 

@@ -6,7 +6,7 @@ import { loadSpec, type OperationId } from '../http/spec.js';
 import { errors } from '../errors.js';
 import { claim, complete, release, type Scope } from './store.js';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** The operationIds whose spec lists an Idempotency-Key header parameter. */
 export function idempotentOperations(): Set<OperationId> {
@@ -31,7 +31,7 @@ export function idempotentOperations(): Set<OperationId> {
 }
 
 /** A stable digest of what the request asks for: path parameters and body, keys sorted, either encoding alike. */
-export function requestHash(params: unknown, body: unknown): string {
+function requestHash(params: unknown, body: unknown): string {
   return createHash('sha256').update(canonicalJson({ params, body })).digest('hex');
 }
 

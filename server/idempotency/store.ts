@@ -5,7 +5,7 @@ import { leaseNow, leaseUntil } from '../clock.js';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
 /** How long a claim may run before another request may take it over (its server died mid-request). */
-export const CLAIM_LEASE_MS = 60_000;
+const CLAIM_LEASE_MS = 60_000;
 
 export interface Scope {
   accountSid: string;

@@ -106,7 +106,7 @@ export class JobWorker {
 }
 
 /** Exponential backoff with full jitter: up to 1 s, 2 s, 4 s ... capped at 10 minutes. */
-export function backoffMs(attempt: number): number {
+function backoffMs(attempt: number): number {
   const cap = Math.min(600_000, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(cap / 2 + (Math.random() * cap) / 2);
 }

@@ -14,7 +14,7 @@ import { errors } from '../errors.js';
 import type { NumberParts } from '../phone-data/geo-carrier.js';
 
 export type LineType = components['schemas']['LineType'];
-export type ValidationError = components['schemas']['PhoneNumberLookup']['validation_errors'][number];
+type ValidationError = components['schemas']['PhoneNumberLookup']['validation_errors'][number];
 
 export interface ClassifiedNumber {
   /** E.164 when the text parsed as a number, otherwise the input as given. */

@@ -11,7 +11,7 @@ import { NOTHING_SEEN, scoreSpam } from './spam-score.js';
 export type PhoneNumberLookup = components['schemas']['PhoneNumberLookup'];
 export type BatchItem = components['schemas']['PhoneNumberLookupBatchItem'];
 
-export const MAX_BATCH = 1000;
+const MAX_BATCH = 1000;
 
 const NOT_A_PHONE_NUMBER =
   'is not a phone number: give E.164 such as +14155550123, or a national number with country_code';

@@ -56,7 +56,8 @@ async function messageTraffic(db: Db, numbers: string[], now: number): Promise<M
   return counts;
 }
 
-/** Verification codes sent to each number in the last day, and how many of the verifications behind them were approved. */
+/** Verification codes sent to each number in the last day, and how many of the verifications behind them were
+ * approved. */
 async function verificationTraffic(db: Db, numbers: string[], now: number): Promise<Map<string, Counts>> {
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const rows = await sendsAndApprovalsSince(db, numbers, dayAgo);

@@ -13,10 +13,12 @@ export interface PlatformSignals {
   /** Outbound messages from it created in the last hour, and their distinct recipients. */
   outboundLastHour: number;
   recipientsLastHour: number;
-  /** Outbound messages from it in the last 24 hours that reached a final status, and how many of those failed or went undelivered. */
+  /** Outbound messages from it in the last 24 hours that reached a final status, and how many of those failed or went
+   * undelivered. */
   finishedLastDay: number;
   failedLastDay: number;
-  /** Verification codes sent to it in the last 24 hours, and how many of its verifications were approved in that time. */
+  /** Verification codes sent to it in the last 24 hours, and how many of its verifications were approved in that
+   * time. */
   verificationSendsLastDay: number;
   verificationsApprovedLastDay: number;
 }
@@ -39,7 +41,7 @@ export interface SpamSignals {
   platform: PlatformSignals;
 }
 
-export const THRESHOLDS = {
+const THRESHOLDS = {
   outboundPerHour: 50,
   recipientsPerHour: 25,
   /** Failure share counts only from this many finished messages on. */
@@ -57,7 +59,7 @@ interface Rule {
 
 const percent = (part: number, whole: number) => `${Math.round((part / whole) * 100)}%`;
 
-export const RULES: Rule[] = [
+const RULES: Rule[] = [
   {
     reason: 'invalid_number',
     weight: 30,
@@ -83,7 +85,8 @@ export const RULES: Rule[] = [
     weight: 25,
     explain: ({ platform: p }) =>
       p.outboundLastHour >= THRESHOLDS.outboundPerHour
-        ? `It sent ${p.outboundLastHour} messages through this platform in the last hour (${THRESHOLDS.outboundPerHour} or more counts).`
+        ? `It sent ${p.outboundLastHour} messages through this platform in the last hour ` +
+          `(${THRESHOLDS.outboundPerHour} or more counts).`
         : null,
   },
   {
@@ -91,7 +94,8 @@ export const RULES: Rule[] = [
     weight: 25,
     explain: ({ platform: p }) =>
       p.recipientsLastHour >= THRESHOLDS.recipientsPerHour
-        ? `It messaged ${p.recipientsLastHour} distinct numbers in the last hour (${THRESHOLDS.recipientsPerHour} or more counts).`
+        ? `It messaged ${p.recipientsLastHour} distinct numbers in the last hour ` +
+          `(${THRESHOLDS.recipientsPerHour} or more counts).`
         : null,
   },
   {
@@ -100,7 +104,8 @@ export const RULES: Rule[] = [
     explain: ({ platform: p }) =>
       p.finishedLastDay >= THRESHOLDS.minFinishedForFailureRate &&
       p.failedLastDay / p.finishedLastDay >= THRESHOLDS.failureShare
-        ? `${percent(p.failedLastDay, p.finishedLastDay)} of its ${p.finishedLastDay} finished messages in the last 24 hours failed or went undelivered.`
+        ? `${percent(p.failedLastDay, p.finishedLastDay)} of its ${p.finishedLastDay} finished messages ` +
+          'in the last 24 hours failed or went undelivered.'
         : null,
   },
   {
@@ -108,7 +113,8 @@ export const RULES: Rule[] = [
     weight: 40,
     explain: ({ platform: p }) =>
       p.verificationSendsLastDay >= THRESHOLDS.unverifiedSends && p.verificationsApprovedLastDay === 0
-        ? `${p.verificationSendsLastDay} verification codes went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).`
+        ? `${p.verificationSendsLastDay} verification codes went to it in the last 24 hours ` +
+          'and none was checked correctly (SMS pumping pattern).'
         : null,
   },
   {

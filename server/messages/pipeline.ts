@@ -19,7 +19,7 @@ interface DispatchJob {
   slot?: string;
 }
 
-export const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch');
+const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch');
 
 /** Which statuses a report may follow: a report that arrives out of place changes nothing. */
 const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {

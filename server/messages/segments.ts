@@ -1,7 +1,8 @@
 // How many segments a text costs: GSM-7 fits 160 characters in one segment (153 each when split), anything
 // else is UCS-2 with 70 (67). Characters of the GSM-7 extension table take two septets.
 const GSM7_BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
+  '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM7_EXTENDED = '\f^{}\\[~]|€';
 
 const basic = new Set(GSM7_BASIC);
@@ -16,10 +17,6 @@ function gsm7Length(text: string): number | null {
     else return null;
   }
   return septets;
-}
-
-export function encodingOf(text: string): 'GSM-7' | 'UCS-2' {
-  return gsm7Length(text) === null ? 'UCS-2' : 'GSM-7';
 }
 
 export function countSegments(text: string): number {

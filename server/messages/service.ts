@@ -17,8 +17,8 @@ import * as messages from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 
-export const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
-export const DEFAULT_VALIDITY_PERIOD = 14400;
+const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
+const DEFAULT_VALIDITY_PERIOD = 14400;
 const MAX_BODY = 1600;
 const MAX_MEDIA = 10;
 

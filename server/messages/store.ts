@@ -118,7 +118,8 @@ export function outboundVolumeSince(
     .execute();
 }
 
-/** Outbound messages from each of `numbers` since `since` that ended in `finished`, and how many of them in `failed`. */
+/** Outbound messages from each of `numbers` since `since` that ended in `finished`, and how many of them in
+ * `failed`. */
 export function outboundOutcomesSince(
   db: Db,
   numbers: string[],

@@ -53,14 +53,16 @@ export function isCountryCode(code: string): boolean {
   return ISO_COUNTRIES.has(code);
 }
 
-/** What numbers of a kind can do at best in a country: voice always; SMS on mobile numbers and where the plan allows; MMS only in the NANP. */
+/** What numbers of a kind can do at best in a country: voice always; SMS on mobile numbers and where the plan
+ * allows; MMS only in the NANP. */
 export function kindCapabilities(profile: CountryProfile, kind: NumberKind): Capabilities {
   const sms =
     kind === 'mobile' || (kind === 'local' && profile.geographicSms) || (kind === 'toll_free' && profile.tollFreeSms);
   return { voice: true, sms, mms: sms && NANP.includes(profile.iso) && kind !== 'toll_free' };
 }
 
-/** What one number can do, a pure function of the number: its kind's best, less MMS on one number in five (ranges of carriers without it). */
+/** What one number can do, a pure function of the number: its kind's best, less MMS on one number in five (ranges
+ * of carriers without it). */
 export function capabilitiesOf(profile: CountryProfile, kind: NumberKind, e164: string): Capabilities {
   const best = kindCapabilities(profile, kind);
   return { ...best, mms: best.mms && hash32(e164) % 5 !== 0 };

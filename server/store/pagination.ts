@@ -11,11 +11,11 @@ interface Cursor {
   s: string; // its sid
 }
 
-export function encodePageToken(cursor: Cursor): string {
+function encodePageToken(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
-export function decodePageToken(token: string): Cursor {
+function decodePageToken(token: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
     if (typeof cursor?.c === 'string' && typeof cursor?.s === 'string') return cursor;
@@ -50,7 +50,8 @@ export async function paginate<DB, TB extends keyof DB, Row extends { date_creat
   if (page.page_token) {
     const cursor = decodePageToken(page.page_token);
     q = q.where(
-      sql<boolean>`(${col('date_created')} < ${cursor.c} or (${col('date_created')} = ${cursor.c} and ${col('sid')} < ${cursor.s}))`,
+      sql<boolean>`(${col('date_created')} < ${cursor.c}
+        or (${col('date_created')} = ${cursor.c} and ${col('sid')} < ${cursor.s}))`,
     );
   }
   const rows = await q

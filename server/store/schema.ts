@@ -32,7 +32,7 @@ export interface JobRow {
   date_created: string;
 }
 
-export interface ServerSettingRow {
+interface ServerSettingRow {
   name: string;
   value: string;
 }
@@ -158,7 +158,7 @@ export interface IdempotencyKeyRow {
   date_created: string;
 }
 
-export interface CarrierSendSlotRow {
+interface CarrierSendSlotRow {
   from_number: string;
   next_at: string;
 }
@@ -189,7 +189,7 @@ export interface VerificationRow {
   date_updated: string;
 }
 
-export interface VerificationSendRow {
+interface VerificationSendRow {
   id: Generated<number>;
   account_sid: string;
   verification_sid: string;
@@ -198,7 +198,7 @@ export interface VerificationSendRow {
   date_sent: string;
 }
 
-export interface AccountSettingsRow {
+interface AccountSettingsRow {
   account_sid: string;
   verify_callback_url: string | null;
   date_updated: string;

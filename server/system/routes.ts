@@ -23,7 +23,9 @@ const DOCS_PAGE = `<!doctype html>
   <div id="reference"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#reference', deepLinking: true, docExpansion: 'none' });
+    window.ui = SwaggerUIBundle({
+      url: '/openapi.json', dom_id: '#reference', deepLinking: true, docExpansion: 'none',
+    });
   </script>
 </body>
 </html>`;

@@ -25,9 +25,9 @@ export type SendVerificationInput = components['schemas']['SendVerificationReque
 export type CheckVerificationInput = components['schemas']['CheckVerificationRequest'];
 export type SandboxVerificationCode = components['schemas']['SandboxVerificationCode'];
 
-export const EXPIRE_JOB = defineJob<{ sid: string }>('verification.expire');
+const EXPIRE_JOB = defineJob<{ sid: string }>('verification.expire');
 
-export const LIMITS = {
+const LIMITS = {
   /** Sends (first and re-sends) to one number per account within `sendWindowMs`. */
   sendsPerNumber: 5,
   sendWindowMs: 10 * 60_000,
@@ -244,9 +244,9 @@ export class VerificationService implements OtpReports {
 
   /** Sandbox only: the last code the simulated handset at `to` received from this account. */
   async sandboxCode(accountSid: string, to: string): Promise<SandboxVerificationCode> {
-    const read = this.carrier.isSandbox ? this.carrier.otp.lastDeliveredCode : undefined;
-    if (!read) throw errors.sandboxInactive();
-    const delivered = await read.call(this.carrier.otp, this.store.db, accountSid, to);
+    const otp = this.carrier.otp;
+    if (!this.carrier.isSandbox || !otp.lastDeliveredCode) throw errors.sandboxInactive();
+    const delivered = await otp.lastDeliveredCode(this.store.db, accountSid, to);
     if (!delivered) throw errors.noSandboxCodeFor(to);
     return {
       to: delivered.to,

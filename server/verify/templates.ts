@@ -84,7 +84,7 @@ export const TEMPLATES: Record<Locale, Template> = {
 export const CODE_PLACEHOLDER = '{code}';
 
 /** A call speaks the code digit by digit ("4, 8, 2, ..."), so text-to-speech never reads it as one number. */
-export function spokenDigits(code: string, locale: Locale): string {
+function spokenDigits(code: string, locale: Locale): string {
   return code.split('').join(locale === 'ja' || locale === 'zh' ? '、' : ', ');
 }
 

@@ -47,7 +47,7 @@ export const publicOnlyLookup: net.LookupFunction = (hostname, options, callback
     const list = addresses;
     const bad = list.find((a) => isPrivateAddress(a.address));
     if (bad) return callback(new PrivateAddressError(hostname, bad.address), '', 4);
-    if ((options).all) return (callback as any)(null, list);
+    if (options.all) return (callback as any)(null, list);
     callback(null, list[0].address, list[0].family);
   });
 };

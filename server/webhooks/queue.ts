@@ -54,7 +54,8 @@ export async function claimEvents(
       where w.status = 'pending' and w.run_at <= ${nowIso}
         and (w.locked_until is null or w.locked_until < ${leaseNow()})
         and not exists (
-          select 1 from webhook_events e where e.status = 'pending' and e.resource_sid = w.resource_sid and e.${seq} < w.${seq})
+          select 1 from webhook_events e
+          where e.status = 'pending' and e.resource_sid = w.resource_sid and e.${seq} < w.${seq})
       order by w.run_at, w.${seq}
       limit ${limit}
       ${lock}
@@ -81,7 +82,8 @@ export interface Outcome {
   now: string;
 }
 
-/** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds it). */
+/** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds
+ * it). */
 export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
   const change = {
     attempts: outcome.attempts,

@@ -29,7 +29,7 @@ export interface WebhookRequest {
   onResponse?: { handler: string; context: unknown };
 }
 
-export interface WebhookResponse {
+interface WebhookResponse {
   status: number;
   body: string;
   contentType: string;

@@ -11,7 +11,7 @@ export function webhookIdsBefore(ms: number): string {
   return `msg_${timePrefixHex(ms)}`;
 }
 
-export function signatureFor(secret: string, id: string, timestampSeconds: number, body: string): string {
+function signatureFor(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;

@@ -1,4 +1,5 @@
-// Messages, the webhook delivery log (events and every attempt), idempotency records and the sandbox carrier's send pacing.
+// Messages, the webhook delivery log (events and every attempt), idempotency records and the sandbox carrier's send
+// pacing.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.js';
 import { autoId } from './columns.js';

@@ -45,7 +45,7 @@ export class GroupCommit {
           fn();
           resolve();
         } catch (err) {
-          reject(err);
+          reject(err instanceof Error ? err : new Error(String(err)));
         }
       };
       if (this.running) this.betweenGroups.push(run);

@@ -55,6 +55,8 @@ interface Compiled {
   slots: Slot[];
 }
 
+// NUL brackets a placeholder: a character no SQL text or value of ours contains.
+// eslint-disable-next-line no-control-regex
 const PLACEHOLDER = /^\u0000(\d+)(?:\.(.+))?\u0000$/;
 
 export interface Prepared<A extends unknown[], R> {
