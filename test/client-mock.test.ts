@@ -51,7 +51,8 @@ describe('typed client against prism mock', () => {
 
   const doc = loadSpec().document;
   for (const op of loadSpec().operations.filter((o) => o.path.startsWith('/v1/'))) {
-    it(`${op.operationId}: sends ${op.method.toUpperCase()} ${op.path} with the key, and returns the parsed answer`, async () => {
+    const route = `${op.method.toUpperCase()} ${op.path}`;
+    it(`${op.operationId}: sends ${route} with the key, and returns the parsed answer`, async () => {
       const { params, body } = exampleRequest(op);
       const call = (client as any)[op.method.toUpperCase()].bind(client);
       last = undefined;

@@ -13,7 +13,7 @@ const logger = pino({ level: 'silent' });
 const HOUR = 3_600_000;
 
 // These tests are of the queue's mechanics, not of payload types: their jobs take any payload.
- 
+
 type AnyPayload = any;
 const kind = (name: string): JobType<AnyPayload> => defineJob<AnyPayload>(name);
 /** Handlers by kind, as the worker takes them. */
@@ -169,7 +169,7 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     await expectPromptOnceQuiet(store, ranAt, 250);
   });
 
-  it('waits longer and longer between claims while the API stays busy, up to the most it may, and not once it is quiet', async () => {
+  it('waits ever longer between claims while the API is busy, up to maxYieldMs, and not once it is quiet', async () => {
     const db = await setup();
     const store = await db.open();
     let busy = true;
@@ -332,7 +332,9 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     const store = await db.open();
     await store.transaction((tx) => enqueueJob(tx, kind('orphan'), {}));
     // A worker claims it and dies before finishing.
-    expect(await claimJobs(store.db, store.dialect, 'dead-worker', 10, 200, Date.now())).toHaveLength(1);
+    expect(
+      await claimJobs(store.db, store.dialect, { workerId: 'dead-worker', limit: 10, leaseMs: 200, now: Date.now() }),
+    ).toHaveLength(1);
     const seen: number[] = [];
     worker(store, { orphan: async (job) => void seen.push(job.attempts) });
     await waitUntil(async () => seen.length === 1);

@@ -4,6 +4,15 @@
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 
+/** What one claim of a durable queue asks for: up to `limit` items due at `now` (the clock's), held by `workerId`
+ * for `leaseMs` of real time. */
+export interface Claim {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+  now: number;
+}
+
 export interface ClaimLoopOptions {
   /** What the loop works on, for its log lines (e.g. "job worker"). */
   name: string;

@@ -4,6 +4,7 @@ import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import type { JobType } from './job.js';
+import type { Claim } from './claim-loop.js';
 import { leaseNow, leaseUntil } from '../clock.js';
 
 export interface Job<P = unknown> {
@@ -76,14 +77,7 @@ export async function enqueueJobOnce<P>(
  * lease ran out (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
  * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
  */
-export async function claimJobs(
-  db: Db,
-  dialect: Dialect,
-  workerId: string,
-  limit: number,
-  leaseMs: number,
-  now: number,
-): Promise<Job[]> {
+export async function claimJobs(db: Db, dialect: Dialect, { workerId, limit, leaseMs, now }: Claim): Promise<Job[]> {
   const nowIso = new Date(now).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   const result = await sql<Selectable<JobRow>>`

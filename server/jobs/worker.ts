@@ -53,7 +53,13 @@ export class JobWorker {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
     this.loop = new ClaimLoop<Job>(
-      (limit) => claimJobs(this.store.db, this.store.dialect, this.workerId, limit, leaseMs, this.store.clock.now()),
+      (limit) =>
+        claimJobs(this.store.db, this.store.dialect, {
+          workerId: this.workerId,
+          limit,
+          leaseMs,
+          now: this.store.clock.now(),
+        }),
       (job) => this.runOne(job),
       logger,
       { ...options, name: 'job worker', wake: { emitter: store.signals, event: 'jobs' satisfies QueueSignal } },

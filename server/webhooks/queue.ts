@@ -6,6 +6,7 @@ import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import { leaseNow, leaseUntil } from '../clock.js';
+import type { Claim } from '../jobs/claim-loop.js';
 
 export type ClaimedEvent = Pick<
   WebhookEventRow,
@@ -38,10 +39,7 @@ export async function recordEvent(
 export async function claimEvents(
   db: Db,
   dialect: Dialect,
-  workerId: string,
-  limit: number,
-  leaseMs: number,
-  now: number,
+  { workerId, limit, leaseMs, now }: Claim,
 ): Promise<ClaimedEvent[]> {
   const nowIso = new Date(now).toISOString();
   const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');

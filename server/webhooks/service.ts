@@ -95,7 +95,7 @@ export class WebhookService {
     return new ClaimLoop<DueEvent>(
       async (limit) => {
         const { db, dialect, clock } = this.store;
-        const events = await claimEvents(db, dialect, workerId, limit, leaseMs, clock.now());
+        const events = await claimEvents(db, dialect, { workerId, limit, leaseMs, now: clock.now() });
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
         const secrets = await webhookSecrets(this.store.db, accounts);

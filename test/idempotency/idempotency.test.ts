@@ -36,7 +36,7 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
     (await a.client.GET('/v1/messages', { params: { query: { page_size: 1000 } } })).data!.data.length;
   const direct = (a: TestAccount) => createTelephonyClient({ baseUrl: t.directUrl, apiKey: a.apiKey });
 
-  it('replays the first response for the same key and body, with Idempotent-Replayed: true, creating nothing', async () => {
+  it('replays the first response (Idempotent-Replayed: true) for the same key and body, creating nothing', async () => {
     const key = crypto.randomUUID();
     const body = { from, to: '+14155550123', body: 'once' };
     const first = await send(account.client, key, body);

@@ -12,7 +12,7 @@ describe.each(ENGINES)('POST /v1/lookups/batch (%s)', (engine) => {
   describe.each(['json', 'form'] as const)('in a %s body', (encoding) => {
     const client = () => createTelephonyClient({ baseUrl: t.url, apiKey: t.account.apiKey, encoding });
 
-    it('answers one entry per input in input order, duplicates included, each what the single lookup answers', async () => {
+    it('answers one entry per input, in order, duplicates included, each what the single lookup answers', async () => {
       const inputs = ['+447400123456', '03012', 'call me', '+447400123456', '030 1234567', '+19005550123'];
       const { data, response } = await client().POST('/v1/lookups/batch', {
         body: { phone_numbers: inputs, country_code: 'DE' },

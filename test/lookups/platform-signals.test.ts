@@ -119,7 +119,7 @@ describe.each(ENGINES)('spam score from platform signals (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
-  it('raises the score of a number that gets verification codes it never checks, and lowers it once one is checked', async () => {
+  it('raises the score of a number whose verification codes go unchecked, lowers it once one is checked', async () => {
     const to = '+14155556677';
     for (let i = 0; i < 3; i++) {
       const { response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });

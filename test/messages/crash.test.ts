@@ -69,7 +69,8 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
         SANDBOX_MESSAGES_PER_SECOND: '150',
         WEBHOOK_RETRY_BASE_MS: '50',
         WEBHOOK_RETRY_MAX_MS: '500',
-        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this test short.
+        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this
+        // test short.
         JOB_LEASE_MS: '15000',
       });
       const config = loadConfig(env);

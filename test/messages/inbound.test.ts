@@ -21,7 +21,7 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
   const inboundOf = async (account: TestAccount, from: string) =>
     (await account.client.GET('/v1/messages', { params: { query: { direction: 'inbound', from } } })).data!.data;
 
-  it('delivers a message to a number held on the platform as an inbound message of its holder, with a message.received webhook', async () => {
+  it('a message to a platform-held number reaches its holder as inbound, with a message.received webhook', async () => {
     const alice = await holder('alice-1');
     const bob = await holder('bob-1');
     const { data: sent } = await alice.account.client.POST('/v1/messages', {

@@ -1,4 +1,5 @@
-// Provisioning, fetching, updating, listing and releasing numbers, through the typed client and the Prism contract proxy.
+// Provisioning, fetching, updating, listing and releasing numbers, through the typed client and the Prism
+// contract proxy.
 import { describe, expect, it } from 'vitest';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ENGINES, useTestServer } from '../support/server.js';

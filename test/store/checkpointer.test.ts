@@ -13,7 +13,7 @@ describe('checkpoints of the SQLite log from their own thread', () => {
     for (const db of databases.splice(0)) await db.dispose();
   });
 
-  it('lets the log start over under a steady write load, long before the writing connection would checkpoint it, and keeps every row', async () => {
+  it('restarts the log under steady writes long before the writing connection would, and keeps every row', async () => {
     const db = freshDatabase('sqlite');
     databases.push(db);
     const store = await db.open();

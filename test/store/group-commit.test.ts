@@ -22,7 +22,7 @@ describe('transactions grouped into one SQLite commit', () => {
     return store;
   }
 
-  it('keeps each transaction all-or-nothing, runs afterCommit only for committed ones, and returns each its result', async () => {
+  it('keeps each transaction atomic, runs afterCommit only for committed ones, returns each its result', async () => {
     const store = await open();
     await store.db.insertInto('server_settings').values({ name: 'taken', value: '0' }).execute();
     const hooks: number[] = [];

@@ -22,7 +22,7 @@ describe.each(ENGINES)('prepared queries (%s)', (engine) => {
 
   async function open() {
     const database = freshDatabase(engine);
-    dispose = database.dispose;
+    dispose = () => database.dispose();
     store = await database.open();
   }
 

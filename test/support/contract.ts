@@ -24,7 +24,7 @@ async function waitForContractProxy(prism: URL): Promise<void> {
       socket.on('error', () => resolve(false));
     });
     if (up) return;
-    if (Date.now() > deadline) throw new Error(`prism proxy at ${prism} did not start in ${PRISM_START_MS} ms`);
+    if (Date.now() > deadline) throw new Error(`prism proxy at ${String(prism)} did not start in ${PRISM_START_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -38,7 +38,7 @@ export async function openContractDoor(serverPort: () => number): Promise<Contra
     const options = { host: prism.hostname, port: prism.port, method: req.method, path: req.url, headers };
     const forward = http.request(options, (answer) => {
       const reported = answer.headers['sl-violations'];
-      if (reported) violations.push(`${req.method} ${req.url}: ${reported}`);
+      if (reported) violations.push(`${req.method} ${req.url}: ${[reported].flat().join(',')}`);
       res.writeHead(answer.statusCode!, answer.rawHeaders);
       answer.pipe(res);
     });

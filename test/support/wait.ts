@@ -20,9 +20,8 @@ export async function waitUntil<T>(
     });
     if (value) return value;
     if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${what}${lastError ? ` (last error: ${String((lastError as Error)?.message ?? lastError)})` : ''}`,
-      );
+      const cause = lastError ? ` (last error: ${String((lastError as Error)?.message ?? lastError)})` : '';
+      throw new Error(`timed out waiting for ${what}${cause}`);
     }
     await new Promise((r) => setTimeout(r, 25));
   }

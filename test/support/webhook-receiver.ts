@@ -11,7 +11,7 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-export interface Answer {
+interface Answer {
   status: number;
   body?: string;
   contentType?: string;

@@ -39,7 +39,7 @@ describe.each(ENGINES)('checking verification codes (%s)', (engine) => {
     expect((await check(t.account.client, { to: v.to, code: v.code })).data?.status).toBe('approved');
   });
 
-  it('ends the verification on the 5th wrong code, then answers 429 max_check_attempts_reached, even to the right code', async () => {
+  it('5 wrong codes end the verification, then even the right code gets 429 max_check_attempts_reached', async () => {
     const v = await started();
     for (let i = 1; i <= 4; i++)
       expect((await check(t.account.client, { to: v.to, code: v.wrong })).data?.status).toBe('pending');

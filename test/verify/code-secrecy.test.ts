@@ -30,7 +30,7 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
     return JSON.stringify(dumps);
   }
 
-  it('stores the code only as an HMAC keyed with the server secret, and drops the sealed copy when the verification ends', async () => {
+  it('stores the code only as a server-secret HMAC, and drops the sealed copy when the verification ends', async () => {
     const to = freshNumber();
     const responses: unknown[] = [];
     const send = await t.account.client.POST('/v1/verify/send', {
@@ -82,7 +82,7 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('re-sending after the server secret changed (%s)', (engine) => {
-  it('ends the pending verification canceled and starts a new one, since its code can no longer be repeated', async () => {
+  it('cancels the pending verification and starts a new one, since its code can no longer be repeated', async () => {
     const t = await startTestServer(engine, { ...FAST_VERIFY, SECRET_KEY: 'a'.repeat(40) });
     try {
       const account = await t.newAccount();

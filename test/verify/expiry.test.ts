@@ -29,7 +29,7 @@ describe.each(ENGINES)('verification expiry (%s)', (engine) => {
     await account.client.POST('/v1/account', { body: { verify_callback_url: `${receiver.url}/verify` } });
   });
 
-  it('shows expired on GET as soon as valid_for has passed, before the job runs, and the code no longer works', async () => {
+  it('shows expired on GET once valid_for has passed, before the job runs, and the code no longer works', async () => {
     const to = freshNumber();
     const sent = await sendCode(account.client, { to, channel: 'sms', valid_for: 60 });
     const { code } = await deliveredCode(account.client, to);

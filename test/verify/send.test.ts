@@ -43,7 +43,7 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
     expect(fresh.send_code_attempts).toHaveLength(1);
   });
 
-  it('answers 429 max_send_attempts_reached with Retry-After on the 6th send to a number within 10 minutes', async () => {
+  it('answers 429 max_send_attempts_reached with Retry-After on the 6th send to a number in 10 minutes', async () => {
     const to = freshNumber();
     for (let i = 0; i < 5; i++) await sendCode(t.account.client, { to, channel: i % 2 ? 'voice' : 'sms' });
     const { error, response } = await t.account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
@@ -132,7 +132,7 @@ describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
 describe.each(ENGINES)('the hourly cap on verification sends per account (%s)', (engine) => {
   const t = useTestServer({ engine, env: { ...FAST_VERIFY, VERIFY_MAX_SENDS_PER_HOUR: '3' } });
 
-  it('answers 429 rate_limited with Retry-After once the account sent VERIFY_MAX_SENDS_PER_HOUR codes in the hour', async () => {
+  it('answers 429 rate_limited with Retry-After once VERIFY_MAX_SENDS_PER_HOUR codes went out in an hour', async () => {
     for (let i = 0; i < 3; i++) await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
     const { error, response } = await t.account.client.POST('/v1/verify/send', {
       body: { to: freshNumber(), channel: 'sms' },

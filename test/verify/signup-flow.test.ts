@@ -65,7 +65,7 @@ describe.each(ENGINES)('verification sign-up flow under the contract proxy (%s)'
     expect(t.violations()).toEqual([]);
   });
 
-  it('cancels a pending verification, wrong codes answer valid false, and the account setting round-trips', async () => {
+  it('cancels a pending verification; wrong codes answer valid false; the account setting round-trips', async () => {
     const to = freshNumber();
     const sent = await sendCode(t.account.client, { to, channel: 'sms' });
     const wrong = await check(t.account.client, { to, code: '0000000' });

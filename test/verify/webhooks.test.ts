@@ -15,7 +15,7 @@ describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
     return receiver.received.find((w) => w.json?.type === type && w.json.data.sid === sid)!;
   };
 
-  it('keeps verify_callback_url in the account settings: null by default, set, and cleared with an empty string', async () => {
+  it('keeps verify_callback_url in account settings: null by default, set, cleared with an empty string', async () => {
     const fresh = await t.newAccount('settings');
     expect((await fresh.client.GET('/v1/account')).data).toMatchObject({
       sid: fresh.sid,

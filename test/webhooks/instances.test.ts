@@ -1,4 +1,5 @@
-// Several instances on one PostgreSQL database share the webhook queue: each event delivered once, in order per resource.
+// Several instances on one PostgreSQL database share the webhook queue: each event delivered once, in order per
+// resource.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';

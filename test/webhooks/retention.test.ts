@@ -88,7 +88,7 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     }
   }
 
-  it('removes ended events older than the retention with their attempts, and expired idempotency records, and comes back in an hour', async () => {
+  it('drops ended events past retention, their attempts and expired idempotency records; back in an hour', async () => {
     const db = freshDatabase(engine);
     cleanups.push(() => db.dispose());
     const clock = new TestClock();

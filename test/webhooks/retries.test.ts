@@ -1,4 +1,5 @@
-// Durable delivery: retries with backoff on connection errors, timeouts and non-2xx; order per message; every attempt recorded.
+// Durable delivery: retries with backoff on connection errors, timeouts and non-2xx; order per message; every
+// attempt recorded.
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';

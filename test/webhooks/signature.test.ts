@@ -10,7 +10,7 @@ describe.each(ENGINES)('webhook signatures (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_PIPELINE });
   const receiver = useReceiver();
 
-  it('signs every status callback so that standardwebhooks verifies it with the account secret, and only with it', async () => {
+  it('signs every status callback so standardwebhooks verifies it with the account secret and no other', async () => {
     const account = await t.newAccount();
     const from = await giveNumber(t, account);
     const { data } = await account.client.POST('/v1/messages', {

@@ -37,10 +37,10 @@ describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (
     const payload = JSON.stringify({ type: 'message.delivered', timestamp: now, data: { sid: 'SM0' } });
     await sql`insert into accounts (sid, name, webhook_secret, date_created, date_updated)
       values (${account.sid}, ${account.name}, ${account.webhook_secret}, ${now}, ${now})`.execute(old.db);
-    await sql`insert into webhook_events (id, account_sid, resource_sid, type, url, payload, status, attempts, on_response, date_created, date_updated)
-      values (${id}, ${account.sid}, 'SM0', 'message.delivered', ${`${receiver.url}/old`}, ${payload}, 'pending', 0, null, ${now}, ${now})`.execute(
-      old.db,
-    );
+    await sql`insert into webhook_events
+        (id, account_sid, resource_sid, type, url, payload, status, attempts, on_response, date_created, date_updated)
+      values (${id}, ${account.sid}, 'SM0', 'message.delivered', ${`${receiver.url}/old`}, ${payload},
+        'pending', 0, null, ${now}, ${now})`.execute(old.db);
     await sql`insert into jobs (kind, payload, run_at, max_attempts, ordering_key, attempts, dead, date_created)
       values ('webhook.deliver', ${JSON.stringify({ id })}, ${now}, 25, 'webhook:SM0', 0, 0, ${now})`.execute(old.db);
     await old.close();
