@@ -4,9 +4,12 @@ import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { useReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('sending messages (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
+  // Callbacks go to a receiver on loopback: tests reach no other host.
+  const receiver = useReceiver();
   let account: TestAccount;
   let from: string;
   beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
@@ -18,7 +21,7 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
         from,
         to: '+14155550123',
         body: 'Your order 1042 has shipped.',
-        status_callback: 'https://app.example.com/cb',
+        status_callback: `${receiver.url}/cb`,
       },
     });
     expect(response.status).toBe(201);
@@ -40,7 +43,7 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
       error_message: null,
       send_at: null,
       validity_period: 14400,
-      status_callback: 'https://app.example.com/cb',
+      status_callback: `${receiver.url}/cb`,
       date_created: expect.any(String),
       date_updated: expect.any(String),
       date_sent: null,
@@ -62,16 +65,16 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
   });
 
   it.each([
-    ['160 GSM-7 characters', 'a'.repeat(160), 1],
-    ['161 GSM-7 characters', 'a'.repeat(161), 2],
-    ['306 GSM-7 characters', 'a'.repeat(306), 2],
-    ['307 GSM-7 characters', 'a'.repeat(307), 3],
-    ['158 GSM-7 characters of which 3 take two septets (extension table)', 'a'.repeat(155) + '{}€', 2],
-    ['70 UCS-2 characters', 'é'.repeat(69) + 'ж', 1],
-    ['71 UCS-2 characters', 'ж'.repeat(71), 2],
-    ['134 UCS-2 characters', 'ж'.repeat(134), 2],
-    ['135 UCS-2 characters', 'ж'.repeat(135), 3],
-  ])('counts %s as %i segment(s)', async (_name, body, segments) => {
+    ['160 GSM-7 characters', 1, 'a'.repeat(160)],
+    ['161 GSM-7 characters', 2, 'a'.repeat(161)],
+    ['306 GSM-7 characters', 2, 'a'.repeat(306)],
+    ['307 GSM-7 characters', 3, 'a'.repeat(307)],
+    ['158 GSM-7 characters of which 3 take two septets (extension table)', 2, 'a'.repeat(155) + '{}€'],
+    ['70 UCS-2 characters', 1, 'é'.repeat(69) + 'ж'],
+    ['71 UCS-2 characters', 2, 'ж'.repeat(71)],
+    ['134 UCS-2 characters', 2, 'ж'.repeat(134)],
+    ['135 UCS-2 characters', 3, 'ж'.repeat(135)],
+  ])('counts %s as %i segment(s)', async (_name, segments, body) => {
     const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550125', body } });
     expect(data!.num_segments).toBe(segments);
   });
