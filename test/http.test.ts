@@ -9,6 +9,8 @@ import { waitUntil } from './support/wait.js';
 describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
   const t = useTestServer({ engine });
   const auth = () => ({ authorization: `Bearer ${t.account.apiKey}` });
+  const postMessage = (contentType: string, body: string) =>
+    fetch(`${t.url}/v1/messages`, { method: 'POST', headers: { ...auth(), 'content-type': contentType }, body });
 
   async function expectProblem(res: Response, status: number, code: string) {
     expect(res.status).toBe(status);
@@ -21,29 +23,17 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
   }
 
   it('answers malformed JSON with a 400 problem', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...auth(), 'content-type': 'application/json' },
-      body: '{"to": ',
-    });
+    const res = await postMessage('application/json', '{"to": ');
     await expectProblem(res, 400, 'invalid_json');
   });
 
   it('answers an unsupported content type with a 415 problem', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...auth(), 'content-type': 'text/plain' },
-      body: 'hello',
-    });
+    const res = await postMessage('text/plain', 'hello');
     await expectProblem(res, 415, 'unsupported_media_type');
   });
 
   it('answers a body over 1 MB with a 413 problem', async () => {
-    const res = await fetch(`${t.url}/v1/messages`, {
-      method: 'POST',
-      headers: { ...auth(), 'content-type': 'application/json' },
-      body: JSON.stringify({ body: 'x'.repeat(1_100_000) }),
-    });
+    const res = await postMessage('application/json', JSON.stringify({ body: 'x'.repeat(1_100_000) }));
     await expectProblem(res, 413, 'payload_too_large');
   });
 

@@ -1,11 +1,12 @@
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../server/store/db.js';
 import { claimJobs, enqueueJob, enqueueJobOnce, type Job } from '../server/jobs/queue.js';
 import { JobWorker, RetryLater, type JobContext } from '../server/jobs/worker.js';
 import { defineJob, type JobHandling, type JobType } from '../server/jobs/job.js';
 import { ENGINES } from './support/server.js';
 import { freshDatabase } from './support/database.js';
+import { useCleanups } from './support/cleanups.js';
 import { waitUntil } from './support/wait.js';
 import { TestClock } from './support/clock.js';
 
@@ -21,10 +22,7 @@ const handlers = (byKind: Record<string, (job: Job<AnyPayload>, ctx: JobContext)
   Object.entries(byKind).map(([name, handler]) => kind(name).handle(handler));
 
 describe.each(ENGINES)('durable jobs (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
+  const cleanups = useCleanups();
 
   async function setup() {
     const db = freshDatabase(engine);
@@ -153,36 +151,37 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     await waitUntil(async () => ranAt.length === before + 3, 5000);
   }
 
-  it('claims at most one batch per yield interval while the API is busy, and at once when it is not', async () => {
-    const db = await setup();
-    const store = await db.open();
-    let busy = true;
-    await enqueueTicks(store, 3);
+  /**
+   * A fresh store with `count` ticks enqueued and a tick worker that sees the API busy (until `api.busy` is set
+   * false); returns once all have run, with the waits before each (the first counted from the worker's start).
+   */
+  async function ticksWhileBusy(count: number, yields: { yieldMs: number; maxYieldMs?: number }) {
+    const store = await (await setup()).open();
+    const api = { busy: true };
+    await enqueueTicks(store, count);
     const started = Date.now();
-    const ranAt = tickWorker(store, () => busy, { yieldMs: 200 });
-    await waitUntil(async () => ranAt.length === 3, 5000);
-    expect(ranAt[0] - started).toBeGreaterThanOrEqual(190);
-    expect(ranAt[1] - ranAt[0]).toBeGreaterThanOrEqual(190);
-    expect(ranAt[2] - ranAt[1]).toBeGreaterThanOrEqual(190);
+    const ranAt = tickWorker(store, () => api.busy, yields);
+    await waitUntil(async () => ranAt.length === count, 5000);
+    const gaps = [ranAt[0] - started, ...ranAt.slice(1, count).map((at, i) => at - ranAt[i])];
+    return { store, api, ranAt, gaps };
+  }
 
-    busy = false;
+  it('claims at most one batch per yield interval while the API is busy, and at once when it is not', async () => {
+    const { store, api, ranAt, gaps } = await ticksWhileBusy(3, { yieldMs: 200 });
+    expect(gaps).toHaveLength(3);
+    gaps.forEach((gap) => expect(gap).toBeGreaterThanOrEqual(190));
+
+    api.busy = false;
     await expectPromptOnceQuiet(store, ranAt, 250);
   });
 
   it('waits ever longer between claims while the API is busy, up to maxYieldMs, and not once it is quiet', async () => {
-    const db = await setup();
-    const store = await db.open();
-    let busy = true;
-    await enqueueTicks(store, 5);
-    const started = Date.now();
-    const ranAt = tickWorker(store, () => busy, { yieldMs: 40, maxYieldMs: 160 });
-    await waitUntil(async () => ranAt.length === 5, 5000);
+    const { store, api, ranAt, gaps } = await ticksWhileBusy(5, { yieldMs: 40, maxYieldMs: 160 });
     // 40, 80, 160, then 160 again: the wait doubles up to maxYieldMs and stays there.
-    const gaps = [ranAt[0] - started, ...ranAt.slice(1).map((at, i) => at - ranAt[i])];
     const least = [40, 80, 160, 160, 160];
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(least[i] - 5));
 
-    busy = false;
+    api.busy = false;
     await expectPromptOnceQuiet(store, ranAt, 200);
   });
 

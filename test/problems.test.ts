@@ -1,9 +1,9 @@
 // The error catalogue: the spec lists exactly its codes, and every problem's `type` resolves to a page that
 // explains the code and its remedy (GET /problems/{code}, public; HTML by default, JSON on request).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CATALOGUE, type ErrorCode } from '../server/errors.js';
 import { loadSpec } from '../server/http/spec.js';
-import { ENGINES, startTestServer, type TestAccount, type TestServer } from './support/server.js';
+import { ENGINES, useTestServer } from './support/server.js';
 
 const catalogueCodes = Object.keys(CATALOGUE).sort();
 
@@ -30,20 +30,14 @@ const json = { accept: 'application/json' };
 const escaped = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 describe.each(ENGINES)('problem pages (%s)', (engine) => {
-  let t: TestServer;
-  let account: TestAccount;
-  const auth = () => ({ authorization: `Bearer ${account.apiKey}` });
+  const t = useTestServer({ engine });
+  const auth = () => ({ authorization: `Bearer ${t.account.apiKey}` });
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(t.url + path, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json', ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-  beforeAll(async () => {
-    t = await startTestServer(engine);
-    account = await t.newAccount();
-  });
-  afterAll(() => t.stop());
 
   // Real error responses, one per code a request can provoke without a long setup.
   const provoked: [ErrorCode, () => Promise<Response>][] = [

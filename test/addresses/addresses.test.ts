@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } from '../numbers/fixtures.js';
+import { FAST_VERIFICATION, numberOnAddress, settledAddress, submitAddress } from '../numbers/fixtures.js';
 
 describe.each(ENGINES)('addresses (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
@@ -120,11 +120,7 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
 
   it('refuses to delete an address a number uses (409 address_in_use) until the number is released', async () => {
     const { client } = await t.newAccount();
-    const address = await settledAddress(client, 'DE');
-    const phoneNumber = await availableNumber(client, 'DE');
-    const number = (
-      await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: address.sid } })
-    ).data!;
+    const { address, number } = await numberOnAddress(client, 'DE');
     const refused = await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } });
     expect(refused.response.status).toBe(409);
     expect(refused.error).toMatchObject({

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { verificationTime } from '../../server/addresses/verification.js';
-import { ENGINES, startTestServer } from '../support/server.js';
+import { ENGINES, useTestServer } from '../support/server.js';
 import { TestClock } from '../support/clock.js';
 import { waitUntil } from '../support/wait.js';
 import { submitAddress } from '../numbers/fixtures.js';
@@ -44,27 +44,21 @@ describe('address verification delay', () => {
 });
 
 describe.each(ENGINES)('address verification on the server clock (%s)', (engine) => {
+  const clock = new TestClock();
+  clock.set('2025-06-06T09:30:00.000Z');
+  const t = useTestServer({ engine, env: { ADDRESS_VERIFICATION_DELAY: '1bd' }, clock });
+
   it('verifies an address submitted on a Friday on Monday, a business day later, not before', async () => {
-    const clock = new TestClock();
-    clock.set('2025-06-06T09:30:00.000Z');
-    const t = await startTestServer(engine, { ADDRESS_VERIFICATION_DELAY: '1bd' }, { clock });
-    try {
-      const { client } = await t.newAccount();
-      const created = await submitAddress(client, 'DE');
-      expect(created.status).toBe('pending');
-      const get = async () =>
-        (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } })).data!;
-      clock.set('2025-06-08T23:00:00.000Z');
-      expect(await get()).toMatchObject({ status: 'pending', date_updated: created.date_created });
-      clock.set('2025-06-09T09:31:00.000Z');
-      const settled = await waitUntil(async () => ((await get()).status === 'pending' ? undefined : get()));
-      expect(settled).toMatchObject({ sid: created.sid, status: 'verified', rejection_reason: null });
-      // Settled by the job on the clock's Monday (Friday + 3 days), never on the weekend.
-      expect(Date.parse(settled.date_updated)).toBeGreaterThanOrEqual(
-        Date.parse(created.date_created) + 3 * 86_400_000,
-      );
-    } finally {
-      await t.stop();
-    }
+    const { client } = t.account;
+    const created = await submitAddress(client, 'DE');
+    expect(created.status).toBe('pending');
+    const get = async () => (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } })).data!;
+    clock.set('2025-06-08T23:00:00.000Z');
+    expect(await get()).toMatchObject({ status: 'pending', date_updated: created.date_created });
+    clock.set('2025-06-09T09:31:00.000Z');
+    const settled = await waitUntil(async () => ((await get()).status === 'pending' ? undefined : get()));
+    expect(settled).toMatchObject({ sid: created.sid, status: 'verified', rejection_reason: null });
+    // Settled by the job on the clock's Monday (Friday + 3 days), never on the weekend.
+    expect(Date.parse(settled.date_updated)).toBeGreaterThanOrEqual(Date.parse(created.date_created) + 3 * 86_400_000);
   });
 });

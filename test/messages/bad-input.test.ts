@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';
+import { rowsOfAccount } from '../support/rows.js';
 import { RETENTION_JOB } from '../../server/system/retention.js';
 
 const day = 24 * 3600_000;
@@ -67,12 +68,7 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
   });
 
   it('stored nothing for any of them', async () => {
-    const rows = await t.server.services.store.db
-      .selectFrom('messages')
-      .select('sid')
-      .where('account_sid', '=', account.sid)
-      .execute();
-    expect(rows).toEqual([]);
+    expect(await rowsOfAccount(t, 'messages', account.sid)).toEqual([]);
     // The hourly retention job exists from the start; nothing else may.
     const jobs = await t.server.services.store.db.selectFrom('jobs').select('kind').execute();
     expect(jobs).toEqual([{ kind: RETENTION_JOB.kind }]);

@@ -23,19 +23,15 @@ function runFixture(file: string): Promise<{ code: number | null; output: string
 }
 
 describe('the network guard', () => {
-  it.each([
-    ['127.0.0.1', true],
-    ['127.8.9.10', true],
-    ['::1', true],
-    ['[::1]', true],
-    ['localhost', true],
-    ['::ffff:127.0.0.1', true],
-    ['93.184.216.34', false],
-    ['10.0.0.1', false],
-    ['example.com', false],
-    ['2606:4700::1111', false],
-  ])('counts %s as loopback: %s', (host, expected) => {
-    expect(isLoopback(host)).toBe(expected);
+  it.each(['127.0.0.1', '127.8.9.10', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])(
+    'counts %s as loopback',
+    (host) => {
+      expect(isLoopback(host)).toBe(true);
+    },
+  );
+
+  it.each(['93.184.216.34', '10.0.0.1', 'example.com', '2606:4700::1111'])('does not count %s as loopback', (host) => {
+    expect(isLoopback(host)).toBe(false);
   });
 
   it(

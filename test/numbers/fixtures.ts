@@ -15,26 +15,20 @@ type SearchQuery = {
   page_size?: number;
 };
 
-export async function searchLocal(
-  client: TelephonyClient,
-  country: string,
-  query: SearchQuery = {},
-): Promise<AvailablePhoneNumber[]> {
-  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/Local', {
-    params: { path: { country }, query },
-  });
-  expect(response.status, JSON.stringify(error)).toBe(200);
-  return data!.data;
-}
+export const searchLocal = (client: TelephonyClient, country: string, query: SearchQuery = {}) =>
+  search(client, '/v1/available-phone-numbers/{country}/Local', country, query);
 
-export async function searchTollFree(
+export const searchTollFree = (client: TelephonyClient, country: string, query: SearchQuery = {}) =>
+  search(client, '/v1/available-phone-numbers/{country}/TollFree', country, query);
+
+/** The numbers a search of one kind offers; the search must answer 200. */
+async function search(
   client: TelephonyClient,
+  path: '/v1/available-phone-numbers/{country}/Local' | '/v1/available-phone-numbers/{country}/TollFree',
   country: string,
-  query: SearchQuery = {},
+  query: SearchQuery,
 ): Promise<AvailablePhoneNumber[]> {
-  const { data, error, response } = await client.GET('/v1/available-phone-numbers/{country}/TollFree', {
-    params: { path: { country }, query },
-  });
+  const { data, error, response } = await client.GET(path, { params: { path: { country }, query } });
   expect(response.status, JSON.stringify(error)).toBe(200);
   return data!.data;
 }
@@ -98,6 +92,17 @@ export async function settledAddress(
     15_000,
     `address ${created.sid} to be verified`,
   );
+}
+
+/** A verified address of the account in `country`, and a number of that country provisioned on it. */
+export async function numberOnAddress(client: TelephonyClient, country: string) {
+  const address = await settledAddress(client, country);
+  const PhoneNumber = await availableNumber(client, country);
+  const { data, error, response } = await client.POST('/v1/incoming-phone-numbers', {
+    body: { PhoneNumber, AddressSid: address.sid },
+  });
+  expect(response.status, JSON.stringify(error)).toBe(201);
+  return { address, number: data! };
 }
 
 /** Test servers verify addresses after this delay (the production default is a business day). */

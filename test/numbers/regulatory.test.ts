@@ -1,7 +1,7 @@
 // Countries that require address verification refuse numbers without a verified address of the account.
 import { describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
-import { FAST_VERIFICATION, availableNumber, settledAddress, submitAddress } from './fixtures.js';
+import { FAST_VERIFICATION, availableNumber, numberOnAddress, settledAddress, submitAddress } from './fixtures.js';
 
 describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
@@ -118,11 +118,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
 
   it('lets an update point a number at another verified address, under the same rules', async () => {
     const { client } = await t.newAccount();
-    const first = await settledAddress(client, 'FR');
-    const phoneNumber = await availableNumber(client, 'FR');
-    const number = (
-      await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber, AddressSid: first.sid } })
-    ).data!;
+    const { address: first, number } = await numberOnAddress(client, 'FR');
     const rejected = await settledAddress(client, 'FR', { street: '3 Rue Neuve', postal_code: '7500' });
     const refused = await client.POST('/v1/incoming-phone-numbers/{sid}', {
       params: { path: { sid: number.sid } },

@@ -1,6 +1,6 @@
 // Shared by message, webhook and idempotency tests: a fast sandbox network and polling helpers.
 import type { TelephonyClient } from '../../client/index.js';
-import { waitUntil } from './wait.js';
+import { waitForStatusOf } from './wait.js';
 
 /** Sandbox delays of a few tens of milliseconds and a fast webhook retry schedule. */
 export const FAST_PIPELINE: Record<string, string> = {
@@ -16,12 +16,6 @@ export const FAST_PIPELINE: Record<string, string> = {
 
 /** Polls GET /v1/messages/{sid} until the message reaches `status`. */
 export async function waitForStatus(client: TelephonyClient, sid: string, status: string, timeoutMs = 20_000) {
-  return waitUntil(
-    async () => {
-      const { data } = await client.GET('/v1/messages/{sid}', { params: { path: { sid } } });
-      return data?.status === status ? data : undefined;
-    },
-    timeoutMs,
-    `message ${sid} to be ${status}`,
-  );
+  const read = async () => (await client.GET('/v1/messages/{sid}', { params: { path: { sid } } })).data;
+  return waitForStatusOf(read, status, timeoutMs, `message ${sid} to be ${status}`);
 }

@@ -26,3 +26,20 @@ export async function waitUntil<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Reads a resource again until its status is `status` and returns it then, as waitUntil does. */
+export async function waitForStatusOf<T extends { status?: string }>(
+  read: () => Promise<T | undefined>,
+  status: string,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  return waitUntil(
+    async () => {
+      const resource = await read();
+      return resource?.status === status ? resource : undefined;
+    },
+    timeoutMs,
+    what,
+  );
+}

@@ -1,6 +1,6 @@
 // Shared by the verification tests: a fast sandbox network, and the steps of a verification over HTTP.
 import type { TelephonyClient, components } from '../../client/index.js';
-import { waitUntil } from '../support/wait.js';
+import { waitForStatusOf } from '../support/wait.js';
 
 export type Verification = components['schemas']['Verification'];
 
@@ -48,12 +48,6 @@ export async function waitForVerification(
   status: Verification['status'],
   timeoutMs = 20_000,
 ): Promise<Verification> {
-  return waitUntil(
-    async () => {
-      const { data } = await client.GET('/v1/verify/{sid}', { params: { path: { sid } } });
-      return data?.status === status ? data : undefined;
-    },
-    timeoutMs,
-    `verification ${sid} to be ${status}`,
-  );
+  const read = async () => (await client.GET('/v1/verify/{sid}', { params: { path: { sid } } })).data;
+  return waitForStatusOf(read, status, timeoutMs, `verification ${sid} to be ${status}`);
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { type ReceivedWebhook, useReceiver } from '../support/webhook-receiver.js';
+import { rowsOfAccount } from '../support/rows.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode } from './flow.js';
 
 describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
@@ -73,11 +74,6 @@ describe.each(ENGINES)('verification webhooks (%s)', (engine) => {
     const to = freshNumber();
     await sendCode(quiet.client, { to, channel: 'sms' });
     await check(quiet.client, { to, code: (await deliveredCode(quiet.client, to)).code });
-    const events = await t.server.services.store.db
-      .selectFrom('webhook_events')
-      .select('id')
-      .where('account_sid', '=', quiet.sid)
-      .execute();
-    expect(events).toEqual([]);
+    expect(await rowsOfAccount(t, 'webhook_events', quiet.sid)).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 // Several instances on one PostgreSQL database share the webhook queue: each event delivered once, in order per
 // resource.
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
 import { WebhookService } from '../../server/webhooks/service.js';
 import { newWebhookSecret } from '../../server/accounts/keys.js';
 import { newSid } from '../../server/ids.js';
 import { freshDatabase } from '../support/database.js';
+import { useCleanups } from '../support/cleanups.js';
 import { ENGINES } from '../support/server.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
@@ -22,10 +23,7 @@ const RESOURCES = 20;
 const PER_RESOURCE = 25;
 
 describe.each(ENGINES)('webhook delivery from several instances (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
+  const cleanups = useCleanups();
 
   function instance(store: Store, workerId: string) {
     const webhooks = new WebhookService(store, CONFIG, logger);

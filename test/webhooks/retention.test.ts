@@ -2,7 +2,7 @@
 // records after 24 h, a chunk at a time; pending events and recent records stay; the job comes back hourly.
 // The records are made over 40 days of the store's TestClock, which the job reads its now from.
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccountService } from '../../server/accounts/service.js';
 import { JobWorker } from '../../server/jobs/worker.js';
 import { RETENTION_JOB, Retention } from '../../server/system/retention.js';
@@ -10,6 +10,7 @@ import { newWebhookId } from '../../server/webhooks/sign.js';
 import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
+import { useCleanups } from '../support/cleanups.js';
 import { waitUntil } from '../support/wait.js';
 import { TestClock } from '../support/clock.js';
 
@@ -18,10 +19,7 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 
 describe.each(ENGINES)('retention of webhook events and idempotency records (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
+  const cleanups = useCleanups();
 
   async function addEvents(
     store: Store,

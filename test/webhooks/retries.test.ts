@@ -18,6 +18,9 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
   beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
 
   const db = () => t.server.services.store.db;
+  /** Every recorded attempt to deliver the event, first to last. */
+  const attemptsOf = (eventId: string) =>
+    db().selectFrom('webhook_attempts').selectAll().where('event_id', '=', eventId).orderBy('attempt').execute();
   const bySid = (received: ReceivedWebhook[], sid: string) => received.filter((w) => w.json?.data?.sid === sid);
 
   it('delivers every callback, signed and in order per message, once a receiver that was down comes up', async () => {
@@ -55,12 +58,7 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
       });
       // Each event kept its webhook-id across its attempts, and every attempt is on record.
       for (const event of events) {
-        const attempts = await db()
-          .selectFrom('webhook_attempts')
-          .selectAll()
-          .where('event_id', '=', event.id)
-          .orderBy('attempt')
-          .execute();
+        const attempts = await attemptsOf(event.id);
         expect(attempts.map((a) => a.attempt)).toEqual(attempts.map((_, i) => i + 1));
         expect(attempts).toHaveLength(event.attempts);
         expect(attempts[attempts.length - 1].response_status).toBe(200);
@@ -99,12 +97,7 @@ describe.each(ENGINES)('webhook retries (%s)', (engine) => {
         .where('resource_sid', '=', data!.sid)
         .where('type', '=', 'message.sending')
         .execute();
-      const attempts = await db()
-        .selectFrom('webhook_attempts')
-        .selectAll()
-        .where('event_id', '=', event.id)
-        .orderBy('attempt')
-        .execute();
+      const attempts = await attemptsOf(event.id);
       expect(attempts.map((a) => a.response_status)).toEqual([500, null, 404, 204]);
       expect(attempts[1].error).toMatch(/timed out/);
     } finally {

@@ -1,21 +1,19 @@
 // Upgrading a database whose webhooks were still pending when the older version (webhooks delivered by jobs) stopped.
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { start } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { newSid } from '../../server/ids.js';
 import { newWebhookSecret } from '../../server/accounts/keys.js';
 import { newWebhookId } from '../../server/webhooks/sign.js';
 import { freshDatabase } from '../support/database.js';
+import { useCleanups } from '../support/cleanups.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length) await cleanups.pop()!();
-  });
+  const cleanups = useCleanups();
 
   it('delivers an event recorded with its job by the older version once, signed, under its webhook-id', async () => {
     const db = freshDatabase(engine);
