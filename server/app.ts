@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import './http/route-regexp-cache.js';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { Store } from './store/db.js';
