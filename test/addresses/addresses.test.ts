@@ -1,12 +1,20 @@
 // The addresses API: submitted pending, settled by the verification job, listed, fetched and deleted.
 import { describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.js';
 import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import { FAST_VERIFICATION, numberOnAddress, settledAddress, submitAddress } from '../numbers/fixtures.js';
+import {
+  HOUR_VERIFICATION,
+  VERIFICATION_DELAY_MS,
+  numberOnAddress,
+  settledAddress,
+  submitAddress,
+} from '../numbers/fixtures.js';
 
 describe.each(ENGINES)('addresses (%s)', (engine) => {
-  const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
 
   it('creates an address pending (JSON), with the country stored upper-case, then verifies it', async () => {
     const { sid: accountSid, client } = await t.newAccount();
@@ -33,6 +41,7 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
       rejection_reason: null,
     });
     expect(data!.sid).toMatch(/^AD[0-9a-f]{32}$/);
+    clock.advance(VERIFICATION_DELAY_MS);
     const settled = await waitUntil(async () => {
       const fetched = (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: data!.sid } } })).data!;
       return fetched.status === 'pending' ? undefined : fetched;
@@ -81,8 +90,8 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
   ])('verifies an address in %s with postal code %s and rejects one with %s', async (country, good, bad) => {
     const { client } = await t.newAccount();
     const [ok, ko] = await Promise.all([
-      settledAddress(client, country, { postal_code: good }),
-      settledAddress(client, country, { postal_code: bad }),
+      settledAddress(clock, client, country, { postal_code: good }),
+      settledAddress(clock, client, country, { postal_code: bad }),
     ]);
     expect(ok).toMatchObject({ status: 'verified', rejection_reason: null });
     expect(ko.status).toBe('rejected');
@@ -120,7 +129,7 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
 
   it('refuses to delete an address a number uses (409 address_in_use) until the number is released', async () => {
     const { client } = await t.newAccount();
-    const { address, number } = await numberOnAddress(client, 'DE');
+    const { address, number } = await numberOnAddress(clock, client, 'DE');
     const refused = await client.DELETE('/v1/addresses/{sid}', { params: { path: { sid: address.sid } } });
     expect(refused.response.status).toBe(409);
     expect(refused.error).toMatchObject({

@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import type { TelephonyClient, components } from '../../client/index.js';
 import { waitUntil } from '../support/wait.js';
+import type { TestClock } from '../support/clock.js';
 
 export type AvailablePhoneNumber = components['schemas']['AvailablePhoneNumber'];
 
@@ -79,11 +80,13 @@ export async function submitAddress(
 
 /** Submits an address and waits for the verification job to settle it (the server runs with a short delay). */
 export async function settledAddress(
+  clock: TestClock,
   client: TelephonyClient,
   iso_country: string,
   overrides: Partial<components['schemas']['CreateAddressRequest']> = {},
 ) {
   const created = await submitAddress(client, iso_country, overrides);
+  clock.advance(VERIFICATION_DELAY_MS);
   return waitUntil(
     async () => {
       const { data } = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: created.sid } } });
@@ -95,8 +98,8 @@ export async function settledAddress(
 }
 
 /** A verified address of the account in `country`, and a number of that country provisioned on it. */
-export async function numberOnAddress(client: TelephonyClient, country: string) {
-  const address = await settledAddress(client, country);
+export async function numberOnAddress(clock: TestClock, client: TelephonyClient, country: string) {
+  const address = await settledAddress(clock, client, country);
   const PhoneNumber = await availableNumber(client, country);
   const { data, error, response } = await client.POST('/v1/incoming-phone-numbers', {
     body: { PhoneNumber, AddressSid: address.sid },
@@ -105,5 +108,7 @@ export async function numberOnAddress(client: TelephonyClient, country: string) 
   return { address, number: data! };
 }
 
-/** Test servers verify addresses after this delay (the production default is a business day). */
-export const FAST_VERIFICATION = { ADDRESS_VERIFICATION_DELAY: '150ms' };
+/** Test servers verify an address an hour after it is submitted, on their TestClock: a test moves the clock past
+ * the hour (`settledAddress`) instead of waiting (the production default is a business day). */
+export const HOUR_VERIFICATION = { ADDRESS_VERIFICATION_DELAY: '1h' };
+export const VERIFICATION_DELAY_MS = 3_600_000;

@@ -1,10 +1,20 @@
 // Countries that require address verification refuse numbers without a verified address of the account.
 import { describe, expect, it } from 'vitest';
-import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
-import { FAST_VERIFICATION, availableNumber, numberOnAddress, settledAddress, submitAddress } from './fixtures.js';
+import { TestClock } from '../support/clock.js';
+import { waitUntil } from '../support/wait.js';
+import { ENGINES, useTestServer } from '../support/server.js';
+import {
+  HOUR_VERIFICATION,
+  VERIFICATION_DELAY_MS,
+  availableNumber,
+  numberOnAddress,
+  settledAddress,
+  submitAddress,
+} from './fixtures.js';
 
 describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
-  const t = useTestServer({ engine, env: FAST_VERIFICATION, contract: true });
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
 
   it.each(['DE', 'FR', 'AU', 'IT', 'ES', 'BE', 'AT', 'JP'])(
     'refuses a number in %s without a verified address, naming the remedy',
@@ -25,31 +35,27 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
   );
 
   it('refuses while the address is pending, then provisions once it is verified', async () => {
-    // A server whose verification takes an hour holds the address pending for the whole first step.
-    const slow = await startTestServer(engine, { ADDRESS_VERIFICATION_DELAY: '1h' });
-    try {
-      const { client } = await slow.newAccount();
-      const phoneNumber = await availableNumber(client, 'DE', { area_code: '30' });
-      const pending = await submitAddress(client, 'DE');
-      const early = await client.POST('/v1/incoming-phone-numbers', {
-        body: { PhoneNumber: phoneNumber, AddressSid: pending.sid },
-      });
-      expect(early.response.status).toBe(422);
-      expect(early.error).toMatchObject({
-        code: 'regulatory_requirements',
-        detail: expect.stringContaining('pending verification'),
-      });
-      expect(
-        (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
-      ).toMatchObject({ code: 'regulatory_requirements' });
-    } finally {
-      await slow.stop();
-    }
-
+    // The address stays pending until the server's clock passes the verification hour.
     const { client } = await t.newAccount();
     const phoneNumber = await availableNumber(client, 'DE', { area_code: '30' });
-    const verified = await settledAddress(client, 'DE');
-    expect(verified.status).toBe('verified');
+    const pending = await submitAddress(client, 'DE');
+    const early = await client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: phoneNumber, AddressSid: pending.sid },
+    });
+    expect(early.response.status).toBe(422);
+    expect(early.error).toMatchObject({
+      code: 'regulatory_requirements',
+      detail: expect.stringContaining('pending verification'),
+    });
+    expect(
+      (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
+    ).toMatchObject({ code: 'regulatory_requirements' });
+
+    clock.advance(VERIFICATION_DELAY_MS);
+    const verified = await waitUntil(async () => {
+      const { data } = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: pending.sid } } });
+      return data?.status === 'verified' ? data : undefined;
+    });
     const { data, response } = await client.POST('/v1/incoming-phone-numbers', {
       body: { PhoneNumber: phoneNumber, AddressSid: verified.sid },
     });
@@ -65,9 +71,9 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
 
   it('uses the oldest verified address in the country when AddressSid is left out', async () => {
     const { client } = await t.newAccount();
-    await settledAddress(client, 'AU', { postal_code: 'not-a-postcode' });
-    const first = await settledAddress(client, 'AU');
-    await settledAddress(client, 'AU', { street: '2 Second Street' });
+    await settledAddress(clock, client, 'AU', { postal_code: 'not-a-postcode' });
+    const first = await settledAddress(clock, client, 'AU');
+    await settledAddress(clock, client, 'AU', { street: '2 Second Street' });
     const phoneNumber = await availableNumber(client, 'AU');
     const { data, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } });
     expect(response.status).toBe(201);
@@ -76,8 +82,8 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
 
   it('refuses a verified address in another country, and a rejected one', async () => {
     const { client } = await t.newAccount();
-    const french = await settledAddress(client, 'FR');
-    const rejected = await settledAddress(client, 'DE', { postal_code: '1011' });
+    const french = await settledAddress(clock, client, 'FR');
+    const rejected = await settledAddress(clock, client, 'DE', { postal_code: '1011' });
     expect(rejected.status).toBe('rejected');
     const phoneNumber = await availableNumber(client, 'DE');
     for (const [sid, words] of [
@@ -98,7 +104,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     expect(
       (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
     ).toMatchObject({ code: 'regulatory_requirements' });
-    const german = await settledAddress(client, 'DE');
+    const german = await settledAddress(clock, client, 'DE');
     const { data, response } = await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } });
     expect(response.status).toBe(201);
     expect(data).toMatchObject({ iso_country: 'IE', address_requirements: 'any', address_sid: german.sid });
@@ -107,7 +113,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
   it('answers 422 address_not_found for an address of another account', async () => {
     const owner = await t.newAccount();
     const other = await t.newAccount();
-    const address = await settledAddress(owner.client, 'DE');
+    const address = await settledAddress(clock, owner.client, 'DE');
     const phoneNumber = await availableNumber(other.client, 'DE');
     const { error, response } = await other.client.POST('/v1/incoming-phone-numbers', {
       body: { PhoneNumber: phoneNumber, AddressSid: address.sid },
@@ -118,8 +124,8 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
 
   it('lets an update point a number at another verified address, under the same rules', async () => {
     const { client } = await t.newAccount();
-    const { address: first, number } = await numberOnAddress(client, 'FR');
-    const rejected = await settledAddress(client, 'FR', { street: '3 Rue Neuve', postal_code: '7500' });
+    const { address: first, number } = await numberOnAddress(clock, client, 'FR');
+    const rejected = await settledAddress(clock, client, 'FR', { street: '3 Rue Neuve', postal_code: '7500' });
     const refused = await client.POST('/v1/incoming-phone-numbers/{sid}', {
       params: { path: { sid: number.sid } },
       body: { AddressSid: rejected.sid },
@@ -129,7 +135,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
       (await client.GET('/v1/incoming-phone-numbers/{sid}', { params: { path: { sid: number.sid } } })).data!
         .address_sid,
     ).toBe(first.sid);
-    const second = await settledAddress(client, 'FR', { street: '4 Rue Neuve' });
+    const second = await settledAddress(clock, client, 'FR', { street: '4 Rue Neuve' });
     const moved = await client.POST('/v1/incoming-phone-numbers/{sid}', {
       params: { path: { sid: number.sid } },
       body: { AddressSid: second.sid },
