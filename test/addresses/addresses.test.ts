@@ -1,20 +1,12 @@
 // The addresses API: submitted pending, settled by the verification job, listed, fetched and deleted.
 import { describe, expect, it } from 'vitest';
-import { TestClock } from '../support/clock.js';
-import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
+import { ENGINES, startTestServer } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import {
-  HOUR_VERIFICATION,
-  VERIFICATION_DELAY_MS,
-  numberOnAddress,
-  settledAddress,
-  submitAddress,
-} from '../numbers/fixtures.js';
+import { useAddressServer, numberOnAddress, settledAddress, submitAddress } from '../numbers/fixtures.js';
 
 describe.each(ENGINES)('addresses (%s)', (engine) => {
-  const clock = new TestClock();
-  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
+  const { t, clock, passVerificationHour } = useAddressServer(engine);
 
   it('creates an address pending (JSON), with the country stored upper-case, then verifies it', async () => {
     const { sid: accountSid, client } = await t.newAccount();
@@ -41,7 +33,7 @@ describe.each(ENGINES)('addresses (%s)', (engine) => {
       rejection_reason: null,
     });
     expect(data!.sid).toMatch(/^AD[0-9a-f]{32}$/);
-    clock.advance(VERIFICATION_DELAY_MS);
+    passVerificationHour();
     const settled = await waitUntil(async () => {
       const fetched = (await client.GET('/v1/addresses/{sid}', { params: { path: { sid: data!.sid } } })).data!;
       return fetched.status === 'pending' ? undefined : fetched;

@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import type { TelephonyClient, components } from '../../client/index.js';
 import { waitUntil } from '../support/wait.js';
-import type { TestClock } from '../support/clock.js';
+import { TestClock } from '../support/clock.js';
+import { type Engine, useTestServer } from '../support/server.js';
 
 export type AvailablePhoneNumber = components['schemas']['AvailablePhoneNumber'];
 
@@ -110,5 +111,14 @@ export async function numberOnAddress(clock: TestClock, client: TelephonyClient,
 
 /** Test servers verify an address an hour after it is submitted, on their TestClock: a test moves the clock past
  * the hour (`settledAddress`) instead of waiting (the production default is a business day). */
-export const HOUR_VERIFICATION = { ADDRESS_VERIFICATION_DELAY: '1h' };
-export const VERIFICATION_DELAY_MS = 3_600_000;
+const HOUR_VERIFICATION = { ADDRESS_VERIFICATION_DELAY: '1h' };
+const VERIFICATION_DELAY_MS = 3_600_000;
+
+/** A test server (behind the contract proxy) whose addresses settle once the test moves its clock past the hour. */
+export function useAddressServer(engine: Engine) {
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
+  /** Moves the server's clock past the verification hour: addresses pending until now settle within a poll. */
+  const passVerificationHour = () => clock.advance(VERIFICATION_DELAY_MS);
+  return { t, clock, passVerificationHour };
+}

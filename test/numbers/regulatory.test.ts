@@ -1,20 +1,11 @@
 // Countries that require address verification refuse numbers without a verified address of the account.
 import { describe, expect, it } from 'vitest';
-import { TestClock } from '../support/clock.js';
 import { waitUntil } from '../support/wait.js';
-import { ENGINES, useTestServer } from '../support/server.js';
-import {
-  HOUR_VERIFICATION,
-  VERIFICATION_DELAY_MS,
-  availableNumber,
-  numberOnAddress,
-  settledAddress,
-  submitAddress,
-} from './fixtures.js';
+import { ENGINES } from '../support/server.js';
+import { useAddressServer, availableNumber, numberOnAddress, settledAddress, submitAddress } from './fixtures.js';
 
 describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
-  const clock = new TestClock();
-  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
+  const { t, clock, passVerificationHour } = useAddressServer(engine);
 
   it.each(['DE', 'FR', 'AU', 'IT', 'ES', 'BE', 'AT', 'JP'])(
     'refuses a number in %s without a verified address, naming the remedy',
@@ -51,7 +42,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
       (await client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: phoneNumber } })).error,
     ).toMatchObject({ code: 'regulatory_requirements' });
 
-    clock.advance(VERIFICATION_DELAY_MS);
+    passVerificationHour();
     const verified = await waitUntil(async () => {
       const { data } = await client.GET('/v1/addresses/{sid}', { params: { path: { sid: pending.sid } } });
       return data?.status === 'verified' ? data : undefined;

@@ -1,14 +1,12 @@
 // The README's "Phone numbers" walkthrough, run as written against a real server.
 import { describe, expect, it } from 'vitest';
-import { TestClock } from '../support/clock.js';
-import { ENGINES, useTestServer } from '../support/server.js';
+import { ENGINES } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
 import { createTelephonyClient } from '../../client/index.js';
-import { HOUR_VERIFICATION, VERIFICATION_DELAY_MS } from './fixtures.js';
+import { useAddressServer } from './fixtures.js';
 
 describe.each(ENGINES)('the phone numbers walkthrough (%s)', (engine) => {
-  const clock = new TestClock();
-  const t = useTestServer({ engine, env: HOUR_VERIFICATION, contract: true, clock });
+  const { t, passVerificationHour } = useAddressServer(engine);
 
   it('searches, provisions, configures and releases a number', async () => {
     const api = createTelephonyClient({ baseUrl: t.url, apiKey: (await t.newAccount()).apiKey });
@@ -58,7 +56,7 @@ describe.each(ENGINES)('the phone numbers walkthrough (%s)', (engine) => {
         iso_country: 'DE',
       },
     });
-    clock.advance(VERIFICATION_DELAY_MS); // the server verifies an address an hour after it is submitted
+    passVerificationHour(); // the server verifies an address an hour after it is submitted
     await waitUntil(async () =>
       (await api.GET('/v1/addresses/{sid}', { params: { path: { sid: address!.sid } } })).data!.status === 'verified'
         ? true
