@@ -5,6 +5,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { SERVER_PORT_HEADER } from './contract-global.js';
+import { waitUntil } from './wait.js';
 
 export interface ContractDoor {
   url: string;
@@ -17,16 +18,12 @@ const PRISM_START_MS = 60_000;
 
 /** Resolves once the run's Prism accepts connections (it starts in the background of the globalSetup). */
 async function waitForContractProxy(prism: URL): Promise<void> {
-  const deadline = Date.now() + PRISM_START_MS;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
       const socket = net.connect(Number(prism.port), prism.hostname, () => resolve(!!socket.end()));
       socket.on('error', () => resolve(false));
     });
-    if (up) return;
-    if (Date.now() > deadline) throw new Error(`prism proxy at ${String(prism)} did not start in ${PRISM_START_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntil(accepts, PRISM_START_MS, `prism proxy at ${String(prism)} to start`);
 }
 
 export async function openContractDoor(serverPort: () => number): Promise<ContractDoor> {
