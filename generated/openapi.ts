@@ -553,8 +553,10 @@ export interface paths {
          *
          *     The spam score (0-100) is the sum of the weights of `spam_reasons`, clamped to 0-100. It is
          *     deterministic: every rule below that applies adds its weight, and each reason's
-         *     `description` gives the figures behind it. Signals come from the number itself and from
-         *     what this platform has seen of it across all accounts:
+         *     `description` says it in words. Signals come from the number itself and from what this
+         *     platform has seen of it across all accounts; since those figures span other accounts'
+         *     traffic, a description names a band ("high" or "very high" volume, from 4 times the
+         *     threshold on; "half or more" or "most" (three quarters) failed), never an exact count:
          *
          *     | reason | weight | applies when |
          *     |---|---|---|
