@@ -763,9 +763,11 @@ export interface paths {
          *
          *     This reads the sandbox network's own record of what it delivered to the simulated
          *     handset (the latest code per number and account). That record exists only with the
-         *     sandbox carrier and is the one place a delivered code is kept in clear; verifications
-         *     themselves keep only a keyed hash. For the same reason a code sent to a number held on
-         *     this platform is not turned into an inbound message of its holder: read it here.
+         *     sandbox carrier, keeps the code sealed with the server secret (never in clear), and is
+         *     removed when its verification ends (approved, canceled, expired, max attempts, failed):
+         *     after that this answers `404 not_found`. Verifications themselves keep only a keyed hash.
+         *     For the same reason a code sent to a number held on this platform is not turned into an
+         *     inbound message of its holder: read it here.
          *
          */
         get: operations["getSandboxVerificationCode"];
