@@ -219,9 +219,9 @@ export const SETTINGS = {
   secretKeyPrevious: optional({
     env: 'SECRET_KEY_PREVIOUS',
     description:
-      'To change the server secret: the old one, for one start with the new one in `SECRET_KEY`; that start ' +
-      're-seals the webhook signing secrets. Pending verifications sealed under the old one end when their code ' +
-      'is sent again.',
+      'To change the server secret: the old one, for one start with the new one in `SECRET_KEY` (every other ' +
+      'instance stopped); that start re-seals the webhook signing secrets. Pending verifications sealed under ' +
+      'the old one end when their code is sent again.',
     default: '(none)',
     accepts: 'at least 32 characters',
     read: (raw) => (raw.length >= 32 ? raw : undefined),
