@@ -553,8 +553,10 @@ export interface paths {
          *
          *     The spam score (0-100) is the sum of the weights of `spam_reasons`, clamped to 0-100. It is
          *     deterministic: every rule below that applies adds its weight, and each reason's
-         *     `description` gives the figures behind it. Signals come from the number itself and from
-         *     what this platform has seen of it across all accounts:
+         *     `description` says it in words. Signals come from the number itself and from what this
+         *     platform has seen of it across all accounts; since those figures span other accounts'
+         *     traffic, a description names a band ("high" or "very high" volume, from 4 times the
+         *     threshold on; "half or more" or "most" (three quarters) failed), never an exact count:
          *
          *     | reason | weight | applies when |
          *     |---|---|---|
@@ -761,9 +763,11 @@ export interface paths {
          *
          *     This reads the sandbox network's own record of what it delivered to the simulated
          *     handset (the latest code per number and account). That record exists only with the
-         *     sandbox carrier and is the one place a delivered code is kept in clear; verifications
-         *     themselves keep only a keyed hash. For the same reason a code sent to a number held on
-         *     this platform is not turned into an inbound message of its holder: read it here.
+         *     sandbox carrier, keeps the code sealed with the server secret (never in clear), and is
+         *     removed when its verification ends (approved, canceled, expired, max attempts, failed):
+         *     after that this answers `404 not_found`. Verifications themselves keep only a keyed hash.
+         *     For the same reason a code sent to a number held on this platform is not turned into an
+         *     inbound message of its holder: read it here.
          *
          */
         get: operations["getSandboxVerificationCode"];

@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../server/config.js';
 import { Store } from '../server/store/db.js';
 import { AccountService } from '../server/accounts/service.js';
+import { ServerSecret } from '../server/accounts/server-secret.js';
+import { WebhookSecretBox } from '../server/accounts/webhook-secrets.js';
 
 const USAGE = `usage: npm run --silent cli -- <command>
   accounts create --name NAME     create an account and its first API key
@@ -34,12 +36,14 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
+  const secret = new ServerSecret(config);
   const store = await Store.open({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     schema: config.databaseSchema ?? undefined,
+    serverSecret: secret.load,
   });
-  const accounts = new AccountService(store);
+  const accounts = new AccountService(store, new WebhookSecretBox(await secret.load(store.db)));
   try {
     const command = positionals.slice(0, 2).join(' ');
     switch (command) {

@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { Store } from './store/db.js';
 import type { Clock } from './clock.js';
 import { createServices, jobHandlers, type Services } from './services.js';
-import { loadServerSecret } from './accounts/server-secret.js';
+import { ServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
 import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
@@ -95,8 +95,11 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   }
   const { databaseUrl, dataDir } = config;
   const schema = config.databaseSchema ?? undefined;
-  const store = options.store ?? (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock }));
-  const services = createServices(config, store, logger, await loadServerSecret(store, config.secretKey));
+  const secret = new ServerSecret(config);
+  const store =
+    options.store ??
+    (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));
+  const services = createServices(config, store, logger, await secret.load(store.db));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   const app = createApp(services);
   // Background work: the jobs table and the webhook events, each its own queue on the same settings.

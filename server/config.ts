@@ -206,8 +206,23 @@ export const SETTINGS = {
   }),
   secretKey: optional({
     env: 'SECRET_KEY',
-    description: 'Server secret for keyed hashes (OTP codes).',
-    default: '(generated and kept in the database)',
+    description:
+      'Server secret: keys the hashes of OTP codes and seals webhook signing secrets and resent codes. Required ' +
+      'with `NODE_ENV=production`. Without it, one is generated once into `DATA_DIR/secret.key` (mode 0600), never ' +
+      'into the database; several instances on one PostgreSQL database must all use the same one (an instance ' +
+      'with another refuses to start), so set it, or copy that file, on each.',
+    default: '(generated into `DATA_DIR/secret.key`)',
+    accepts: 'at least 32 characters',
+    read: (raw) => (raw.length >= 32 ? raw : undefined),
+    show: () => null,
+  }),
+  secretKeyPrevious: optional({
+    env: 'SECRET_KEY_PREVIOUS',
+    description:
+      'To change the server secret: the old one, for one start with the new one in `SECRET_KEY` (every other ' +
+      'instance stopped); that start re-seals the webhook signing secrets. Pending verifications sealed under ' +
+      'the old one end when their code is sent again.',
+    default: '(none)',
     accepts: 'at least 32 characters',
     read: (raw) => (raw.length >= 32 ? raw : undefined),
     show: () => null,
@@ -329,6 +344,16 @@ const LEASE_MARGIN_MS = 5_000;
 const DAY_MS = 86_400_000;
 
 export const RULES: ConfigRule[] = [
+  {
+    rule: 'NODE_ENV=production needs SECRET_KEY',
+    why:
+      'a generated secret lives in a file beside the data, where a copy of the data folder takes it along; in ' +
+      'production the secret comes from the environment (or a secret store), kept apart from the data',
+    check: (c) =>
+      c.nodeEnv !== 'production' || c.secretKey
+        ? null
+        : 'SECRET_KEY must be set (32 characters or more, e.g. `openssl rand -base64 32`) with NODE_ENV=production',
+  },
   {
     rule: `JOB_LEASE_MS ≥ WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS}`,
     why:

@@ -5,6 +5,7 @@ import type { Store } from './store/db.js';
 import type { Clock } from './clock.js';
 import type { JobHandling } from './jobs/job.js';
 import { AccountService } from './accounts/service.js';
+import { WebhookSecretBox } from './accounts/webhook-secrets.js';
 import type { Carrier } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { WebhookService } from './webhooks/service.js';
@@ -32,13 +33,16 @@ export interface Services {
   verify: VerificationService;
   accountSettings: AccountSettingsService;
   retention: Retention;
-  /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
+  /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once into DATA_DIR/secret.key). */
   secretKey: string;
+  /** Seals and opens the accounts' webhook signing secrets. */
+  webhookSecrets: WebhookSecretBox;
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
-  const carrier = new SandboxCarrier(config, store.dialect);
-  const webhooks = new WebhookService(store, config, logger);
+  const carrier = new SandboxCarrier(config, store.dialect, secretKey);
+  const webhookSecrets = new WebhookSecretBox(secretKey);
+  const webhooks = new WebhookService(store, config, logger, webhookSecrets);
   const messages = new MessageService(store, carrier, webhooks, logger);
   const addresses = new AddressService(store, config.addressVerificationDelay);
   const numbers = new NumberService(store, addresses.addresses);
@@ -50,10 +54,11 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     clock: store.clock,
     logger,
     secretKey,
+    webhookSecrets,
     carrier,
     webhooks,
     messages,
-    accounts: new AccountService(store, config.apiKeyCacheMs),
+    accounts: new AccountService(store, webhookSecrets, config.apiKeyCacheMs),
     lookups,
     addresses,
     numbers,

@@ -78,7 +78,8 @@ describe.each(ENGINES)('API keys remembered for API_KEY_CACHE_MS (%s)', (engine)
   const listStatus = (server: TestServer, apiKey: string) =>
     fetch(`${server.url}/v1/messages`, { headers: { authorization: `Bearer ${apiKey}` } }).then((r) => r.status);
   // Another process on the same database (the CLI, a second instance): its own service, so none of the server's memory.
-  const elsewhere = (server: TestServer) => new AccountService(server.server.services.store);
+  const elsewhere = (server: TestServer) =>
+    new AccountService(server.server.services.store, server.server.services.webhookSecrets);
 
   it('a key revoked elsewhere works until its remembered account expires, then never again', async () => {
     const account = await t.newAccount();

@@ -42,6 +42,7 @@ describe('configuration from the environment', () => {
       apiKeyCacheMs: 1000,
       addressVerificationDelay: { ms: 5000 },
       secretKey: null,
+      secretKeyPrevious: null,
       carrier: 'sandbox',
       sandboxSentDelayMs: 100,
       sandboxDeliveryDelayMs: 200,
@@ -59,8 +60,10 @@ describe('configuration from the environment', () => {
   });
 
   it('turns response validation off in production unless asked', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).validateResponses).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', VALIDATE_RESPONSES: 'true' }).validateResponses).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 's'.repeat(40) }).validateResponses).toBe(false);
+    expect(
+      loadConfig({ NODE_ENV: 'production', SECRET_KEY: 's'.repeat(40), VALIDATE_RESPONSES: 'true' }).validateResponses,
+    ).toBe(true);
   });
 
   it('reads an empty variable as unset', () => {

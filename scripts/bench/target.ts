@@ -1,6 +1,7 @@
 // A server for the benchmark to load, run in its own process (pinned to its own core by bench.ts):
 // `bare` is a bare Express JSON route, the baseline; `api` is the real server on a fresh SQLite folder.
 import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,8 @@ if (kind === 'bare') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const config = loadConfig({
     NODE_ENV: 'production',
+    // Production requires a server secret; the bench's database is thrown away, so any will do.
+    SECRET_KEY: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',
     PORT: '0',
     DATA_DIR: dataDir,

@@ -5,6 +5,7 @@ import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
 import * as accounts from './store.js';
+import type { WebhookSecretBox } from './webhook-secrets.js';
 import type { Account } from './store.js';
 
 export type { Account } from './store.js';
@@ -30,10 +31,12 @@ export class AccountService {
   /** `keyCacheMs`: how long a key's account answers for it from memory (0: read it on every request). */
   constructor(
     private readonly store: Store,
+    /** Seals a new account's webhook signing secret before it is stored. */
+    private readonly webhookSecrets: WebhookSecretBox,
     private readonly keyCacheMs = 0,
   ) {}
 
-  /** Creates an account with one API key; the key is returned once and never stored in clear. */
+  /** Creates an account with one API key; the key and the webhook secret are returned in clear, never stored so. */
   async createAccount(name: string, apiKey: string = newApiKey()): Promise<{ account: AccountRow; key: CreatedKey }> {
     const at = this.store.clock.now();
     const now = new Date(at).toISOString();
@@ -41,7 +44,10 @@ export class AccountService {
     const account: AccountRow = { sid, name, webhook_secret: newWebhookSecret(), date_created: now, date_updated: now };
     const keySid = newSid('apiKey', at);
     await this.store.transaction(async ({ db }) => {
-      await accounts.insertAccount(db, account);
+      await accounts.insertAccount(db, {
+        ...account,
+        webhook_secret: this.webhookSecrets.seal(sid, account.webhook_secret),
+      });
       await accounts.insertApiKey(db, {
         sid: keySid,
         account_sid: account.sid,

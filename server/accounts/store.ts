@@ -5,14 +5,14 @@ import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
 
-export type Account = Pick<AccountRow, 'sid' | 'name' | 'webhook_secret'>;
+export type Account = Pick<AccountRow, 'sid' | 'name'>;
 
 /** Runs on every API request. */
 const accountByKeyHash = prepared((db, keyHash: string) =>
   db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
-    .select(['accounts.sid', 'accounts.name', 'accounts.webhook_secret'])
+    .select(['accounts.sid', 'accounts.name'])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.date_revoked', 'is', null),
 );
@@ -26,7 +26,7 @@ export function accountByApiKeyHash(db: Conn, keyHash: string): Promise<Account 
   return accountByKeyHash.first(db, keyHash);
 }
 
-/** The webhook signing secrets of these accounts, by account sid. */
+/** The sealed webhook signing secrets of these accounts, by account sid (see webhook-secrets.ts). */
 export async function webhookSecrets(db: Conn, accountSids: string[]): Promise<Map<string, string>> {
   return new Map((await secretsOf.all(db, accountSids)).map((a) => [a.sid, a.webhook_secret]));
 }
@@ -130,4 +130,26 @@ export async function serverSettingOnce(db: Conn, name: string, candidate: strin
     .execute();
   const row = await db.selectFrom('server_settings').select('value').where('name', '=', name).executeTakeFirstOrThrow();
   return row.value;
+}
+
+export async function serverSetting(db: Conn, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('server_settings').select('value').where('name', '=', name).executeTakeFirst();
+  return row?.value;
+}
+
+export async function setServerSetting(db: Conn, name: string, value: string): Promise<void> {
+  await db.updateTable('server_settings').set({ value }).where('name', '=', name).execute();
+}
+
+export async function deleteServerSetting(db: Conn, name: string): Promise<void> {
+  await db.deleteFrom('server_settings').where('name', '=', name).execute();
+}
+
+/** Every account's stored webhook secret (sealed, or in clear before migration 009). */
+export function storedWebhookSecrets(db: Conn): Promise<{ sid: string; webhook_secret: string }[]> {
+  return db.selectFrom('accounts').select(['sid', 'webhook_secret']).execute();
+}
+
+export async function setStoredWebhookSecret(db: Conn, accountSid: string, stored: string): Promise<void> {
+  await db.updateTable('accounts').set({ webhook_secret: stored }).where('sid', '=', accountSid).execute();
 }

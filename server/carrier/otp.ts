@@ -47,4 +47,6 @@ export interface OtpCarrier {
   otpJobHandlers(reports: OtpReports): JobHandling[];
   /** Present only on the sandbox network: the last code delivered to `to` for the account. */
   lastDeliveredCode?(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined>;
+  /** Sandbox only: the verification ended, so its code need no longer be readable (see lastDeliveredCode). */
+  forgetDeliveredCode?(tx: Tx, ended: { accountSid: string; to: string; verificationSid: string }): Promise<void>;
 }

@@ -1,15 +1,16 @@
 // The sandbox network's handling of verification codes. A code to a destination the simulated network reaches is
-// "received" by the simulated handset at once: the sandbox keeps the last one per account and number (the only
-// place a delivered code exists in clear, and only with the sandbox carrier) for GET
-// /v1/sandbox/verification-codes/{to}. A code to a failing magic number comes back as a failure report after the
-// configured delay, through a durable job whose payload holds no code.
+// "received" by the simulated handset at once: the sandbox keeps the last one per account and number for GET
+// /v1/sandbox/verification-codes/{to}, sealed with the server secret and only until its verification ends. A code
+// to a failing magic number comes back as a failure report after the configured delay, through a durable job whose
+// payload holds no code.
 import type { Config } from '../config.js';
 import type { Db, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
 import { outcomeFor } from './sandbox-numbers.js';
-import { deliveredCode, keepDeliveredCode } from './store.js';
+import { deliveredCode, forgetDeliveredCode, keepDeliveredCode } from './store.js';
+import { seal, sealKey, unseal } from '../accounts/seal.js';
 import { dateIn, nowIso } from '../clock.js';
 
 const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
@@ -25,7 +26,14 @@ type SandboxOtpConfig = Pick<Config, 'sandboxSentDelayMs' | 'sandboxDeliveryDela
 type Failure = Omit<OtpReport, 'verificationSid' | 'channel' | 'status'> & { afterMs: number };
 
 export class SandboxOtp implements OtpCarrier {
-  constructor(private readonly config: SandboxOtpConfig) {}
+  private readonly sealKey: Buffer;
+
+  constructor(
+    private readonly config: SandboxOtpConfig,
+    serverSecret: string,
+  ) {
+    this.sealKey = sealKey(serverSecret, 'telephony-sandbox', 'handset-code-seal');
+  }
 
   async submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void> {
     const failure = this.failureFor(delivery.to, delivery.channel);
@@ -45,8 +53,11 @@ export class SandboxOtp implements OtpCarrier {
       to_number: delivery.to,
       verification_sid: delivery.verificationSid,
       channel: delivery.channel,
-      code: delivery.code,
-      text: delivery.text,
+      sealed: seal(
+        this.sealKey,
+        delivery.verificationSid,
+        JSON.stringify({ code: delivery.code, text: delivery.text }),
+      ),
       date_sent: nowIso(tx.clock),
     };
     await keepDeliveredCode(tx, row);
@@ -81,15 +92,25 @@ export class SandboxOtp implements OtpCarrier {
 
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
     const row = await deliveredCode(db, accountSid, to);
-    return (
-      row && {
-        to: row.to_number,
-        code: row.code,
-        text: row.text,
-        verificationSid: row.verification_sid,
-        channel: row.channel,
-        dateSent: row.date_sent,
-      }
-    );
+    if (!row) return undefined;
+    let handset: { code: string; text: string };
+    try {
+      handset = JSON.parse(unseal(this.sealKey, row.verification_sid, row.sealed)) as { code: string; text: string };
+    } catch {
+      // Sealed under another server secret (see SECRET_KEY_PREVIOUS): that code cannot be shown any more.
+      return undefined;
+    }
+    return {
+      to: row.to_number,
+      code: handset.code,
+      text: handset.text,
+      verificationSid: row.verification_sid,
+      channel: row.channel,
+      dateSent: row.date_sent,
+    };
+  }
+
+  async forgetDeliveredCode(tx: Tx, ended: { accountSid: string; to: string; verificationSid: string }) {
+    await forgetDeliveredCode(tx, ended);
   }
 }

@@ -49,8 +49,10 @@ export class SandboxCarrier implements Carrier {
   constructor(
     private readonly config: SandboxConfig,
     private readonly dialect: Dialect,
+    /** Seals the codes the simulated handsets received. */
+    serverSecret: string,
   ) {
-    this.otp = new SandboxOtp(config);
+    this.otp = new SandboxOtp(config, serverSecret);
   }
 
   destinationCapabilities(to: string): Promise<DestinationCapabilities> {

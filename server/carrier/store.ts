@@ -1,4 +1,5 @@
-// SQL of the sandbox network's own tables: each sender's next send slot, and the last code each handset received.
+// SQL of the sandbox network's own tables: each sender's next send slot, and the last code each handset received
+// (sealed, and only while its verification is pending).
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { SandboxOtpDeliveryRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -42,8 +43,7 @@ export async function keepDeliveredCode(tx: Tx, row: SandboxOtpDeliveryRow): Pro
       oc.columns(['account_sid', 'to_number']).doUpdateSet({
         verification_sid: row.verification_sid,
         channel: row.channel,
-        code: row.code,
-        text: row.text,
+        sealed: row.sealed,
         date_sent: row.date_sent,
       }),
     )
@@ -57,4 +57,17 @@ export function deliveredCode(db: Db, accountSid: string, to: string): Promise<S
     .where('account_sid', '=', accountSid)
     .where('to_number', '=', to)
     .executeTakeFirst();
+}
+
+/** Forgets the handset's code of this verification (a later verification's code to the number stays). */
+export async function forgetDeliveredCode(
+  tx: Tx,
+  of: { accountSid: string; to: string; verificationSid: string },
+): Promise<void> {
+  await tx.db
+    .deleteFrom('sandbox_otp_deliveries')
+    .where('account_sid', '=', of.accountSid)
+    .where('to_number', '=', of.to)
+    .where('verification_sid', '=', of.verificationSid)
+    .execute();
 }

@@ -57,7 +57,15 @@ interface Rule {
   explain(s: SpamSignals): string | null;
 }
 
-const percent = (part: number, whole: number) => `${Math.round((part / whole) * 100)}%`;
+/**
+ * Traffic figures span every account, so a reason names only a band, never a count: an exact figure would tell one
+ * tenant how much another sends. A band is "very" from this many times its rule's threshold on.
+ */
+const VERY = 4;
+/** The failure share from which "most" rather than "half or more" of its messages failed. */
+const MOST = 0.75;
+const band = (count: number, threshold: number, high: string, veryHigh: string) =>
+  count >= threshold * VERY ? veryHigh : high;
 
 const RULES: Rule[] = [
   {
@@ -85,8 +93,8 @@ const RULES: Rule[] = [
     weight: 25,
     explain: ({ platform: p }) =>
       p.outboundLastHour >= THRESHOLDS.outboundPerHour
-        ? `It sent ${p.outboundLastHour} messages through this platform in the last hour ` +
-          `(${THRESHOLDS.outboundPerHour} or more counts).`
+        ? `${band(p.outboundLastHour, THRESHOLDS.outboundPerHour, 'High', 'Very high')} volume of messages ` +
+          'from it through this platform in the last hour.'
         : null,
   },
   {
@@ -94,8 +102,8 @@ const RULES: Rule[] = [
     weight: 25,
     explain: ({ platform: p }) =>
       p.recipientsLastHour >= THRESHOLDS.recipientsPerHour
-        ? `It messaged ${p.recipientsLastHour} distinct numbers in the last hour ` +
-          `(${THRESHOLDS.recipientsPerHour} or more counts).`
+        ? `It messaged ${band(p.recipientsLastHour, THRESHOLDS.recipientsPerHour, 'many', 'very many')} ` +
+          'distinct numbers in the last hour.'
         : null,
   },
   {
@@ -104,7 +112,7 @@ const RULES: Rule[] = [
     explain: ({ platform: p }) =>
       p.finishedLastDay >= THRESHOLDS.minFinishedForFailureRate &&
       p.failedLastDay / p.finishedLastDay >= THRESHOLDS.failureShare
-        ? `${percent(p.failedLastDay, p.finishedLastDay)} of its ${p.finishedLastDay} finished messages ` +
+        ? `${p.failedLastDay / p.finishedLastDay >= MOST ? 'Most' : 'Half or more'} of its finished messages ` +
           'in the last 24 hours failed or went undelivered.'
         : null,
   },
@@ -113,8 +121,8 @@ const RULES: Rule[] = [
     weight: 40,
     explain: ({ platform: p }) =>
       p.verificationSendsLastDay >= THRESHOLDS.unverifiedSends && p.verificationsApprovedLastDay === 0
-        ? `${p.verificationSendsLastDay} verification codes went to it in the last 24 hours ` +
-          'and none was checked correctly (SMS pumping pattern).'
+        ? `${band(p.verificationSendsLastDay, THRESHOLDS.unverifiedSends, 'Several', 'Many')} verification codes ` +
+          'went to it in the last 24 hours and none was checked correctly (SMS pumping pattern).'
         : null,
   },
   {

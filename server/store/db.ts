@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
-import { migrationsFor } from './migrations/index.js';
+import { migrationsFor, type MigrationContext } from './migrations/index.js';
 import { GroupCommit } from './sqlite/group-commit.js';
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
@@ -40,6 +40,11 @@ export interface StoreOptions {
   migrateTo?: string;
   /** The domain's time for everything built on this store (the system's by default; tests move a TestClock). */
   clock?: Clock;
+  /**
+   * The server secret, for migration 009 to seal existing webhook secrets with (see accounts/server-secret.ts).
+   * Needed only to upgrade a database holding accounts from before 009.
+   */
+  serverSecret?: MigrationContext['serverSecret'];
 }
 
 export class Store {
@@ -85,12 +90,12 @@ export class Store {
     const store = options.databaseUrl
       ? await openPostgres(options.databaseUrl, options.schema, clock)
       : openSqlite(options.dataDir ?? './data', clock, options.logger);
-    await store.migrate(options.migrateTo);
+    await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
     return store;
   }
 
-  private async migrate(upTo?: string): Promise<void> {
-    const provider = { getMigrations: () => Promise.resolve(migrationsFor(this.dialect)) };
+  private async migrate(upTo: string | undefined, context: MigrationContext): Promise<void> {
+    const provider = { getMigrations: () => Promise.resolve(migrationsFor(this.dialect, context)) };
     // Kysely looks for its migration tables in every schema unless told which: with one schema per
     // test server, another server's tables would be taken for ours.
     const migrator = new Migrator({
@@ -127,9 +132,35 @@ export class Store {
   }
 }
 
+/**
+ * The data folder is the server's alone (0700), made if need be. One made by an older version (0755) is tightened
+ * too, since it holds the database and the generated server secret; a folder someone else owns is left as it is.
+ */
+export function ensurePrivateDir(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const { uid, mode } = fs.statSync(dataDir);
+  if (uid === process.getuid?.() && (mode & 0o077) !== 0) fs.chmodSync(dataDir, 0o700);
+}
+
+/**
+ * The database file is made 0600 before SQLite opens it (SQLite gives its -wal and -shm files the database file's
+ * mode), and the three are tightened to 0600 when an older version left them readable to others.
+ */
+function privateDatabaseFile(filePath: string): void {
+  fs.closeSync(fs.openSync(filePath, 'a', 0o600));
+  for (const file of [filePath, `${filePath}-wal`, `${filePath}-shm`]) {
+    try {
+      if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
 function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const filePath = path.join(dataDir, 'telephony.sqlite');
+  privateDatabaseFile(filePath);
   const file = new SQLite(filePath);
   // WAL lets the CLI and the server share the file; busy_timeout waits out the other's write.
   file.pragma('journal_mode = WAL');

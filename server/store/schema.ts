@@ -210,8 +210,8 @@ export interface SandboxOtpDeliveryRow {
   to_number: string;
   verification_sid: string;
   channel: VerificationChannel;
-  code: string;
-  text: string;
+  /** `{code, text}` as JSON, sealed with the server secret (bound to `verification_sid`). */
+  sealed: string;
   date_sent: string;
 }
 

@@ -1,15 +1,8 @@
 // One-time codes: drawn from the CSPRNG, kept as an HMAC keyed with the server secret and compared in constant
 // time. A pending verification also keeps its code sealed (AES-256-GCM, key derived from the same secret) so a
 // re-send can repeat it; the sealed copy is dropped when the verification ends. Nothing here logs or throws a code.
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  hkdfSync,
-  randomBytes,
-  randomInt,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { seal, sealKey, unseal } from '../accounts/seal.js';
 
 export function newCode(length: number): string {
   let code = '';
@@ -21,7 +14,7 @@ export class CodeKeeper {
   private readonly sealKey: Buffer;
 
   constructor(private readonly secret: string) {
-    this.sealKey = Buffer.from(hkdfSync('sha256', secret, 'telephony-verify', 'otp-resend-seal', 32));
+    this.sealKey = sealKey(secret, 'telephony-verify', 'otp-resend-seal');
   }
 
   /** Bound to the verification's sid, so equal codes of two verifications hash differently. */
@@ -36,11 +29,7 @@ export class CodeKeeper {
   }
 
   seal(sid: string, code: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    cipher.setAAD(Buffer.from(sid));
-    const data = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
-    return [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64')).join('.');
+    return seal(this.sealKey, sid, code);
   }
 
   /** The sealed code, or null when there is none or it was sealed under another secret. */
@@ -54,10 +43,6 @@ export class CodeKeeper {
   }
 
   unseal(sid: string, sealed: string): string {
-    const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64'));
-    const decipher = createDecipheriv('aes-256-gcm', this.sealKey, iv);
-    decipher.setAAD(Buffer.from(sid));
-    decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+    return unseal(this.sealKey, sid, sealed);
   }
 }

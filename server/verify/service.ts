@@ -102,7 +102,7 @@ export class VerificationService implements OtpReports {
           status: 'canceled',
           date_updated: sentAt,
         });
-        if (canceled) await this.events.statusChanged(tx, canceled);
+        if (canceled) await this.ended(tx, canceled);
         pending = undefined;
       }
       let row: VerificationRow;
@@ -198,7 +198,7 @@ export class VerificationService implements OtpReports {
       if (this.codes.matches(row.sid, input.code, row.code_hash)) {
         const approved = await verifications.endPending(tx.db, row.sid, { status: 'approved', date_updated: now });
         if (!approved) throw notPending((await verifications.verificationBySid(tx.db, row.sid))!, bySid);
-        await this.events.statusChanged(tx, approved);
+        await this.ended(tx, approved);
         return this.view(tx, approved);
       }
       let counted = await verifications.countWrongCode(tx.db, row.sid, now);
@@ -209,7 +209,7 @@ export class VerificationService implements OtpReports {
           date_updated: now,
         });
         if (ended) {
-          await this.events.statusChanged(tx, ended);
+          await this.ended(tx, ended);
           counted = ended;
         }
       }
@@ -237,7 +237,7 @@ export class VerificationService implements OtpReports {
       const change = { status: 'canceled', date_updated: nowIso(tx.clock) } as const;
       const canceled = await verifications.endPending(tx.db, sid, change);
       if (!canceled) throw notPending((await verifications.verificationBySid(tx.db, sid))!, true, false);
-      await this.events.statusChanged(tx, canceled);
+      await this.ended(tx, canceled);
       return this.view(tx, canceled);
     });
   }
@@ -263,7 +263,7 @@ export class VerificationService implements OtpReports {
     if (report.status !== 'failed') return;
     const change = { status: 'failed', date_updated: nowIso(tx.clock) } as const;
     const failed = await verifications.endPending(tx.db, report.verificationSid, change);
-    if (failed) await this.events.statusChanged(tx, failed);
+    if (failed) await this.ended(tx, failed);
   }
 
   jobHandlers(): JobHandling[] {
@@ -287,8 +287,15 @@ export class VerificationService implements OtpReports {
       status: 'expired',
       date_updated: row.date_expires,
     });
-    if (expired) await this.events.statusChanged(tx, expired);
+    if (expired) await this.ended(tx, expired);
     return expired;
+  }
+
+  /** A verification ended: its webhook goes out, and the sandbox handset forgets its code. */
+  private async ended(tx: Tx, row: VerificationRow): Promise<void> {
+    await this.events.statusChanged(tx, row);
+    const ended = { accountSid: row.account_sid, to: row.to_number, verificationSid: row.sid };
+    await this.carrier.otp.forgetDeliveredCode?.(tx, ended);
   }
 
   private async view(conn: Tx | Store, row: VerificationRow): Promise<VerificationRecord> {

@@ -12,6 +12,7 @@ import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
+import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
 
 /** A claimed event with what signing it needs. */
 type DueEvent = ClaimedEvent & { secret: string | undefined };
@@ -57,6 +58,8 @@ export class WebhookService {
     private readonly store: Store,
     private readonly config: WebhookConfig,
     private readonly logger: Logger,
+    /** Opens the accounts' sealed signing secrets. */
+    private readonly secrets: WebhookSecretBox,
   ) {}
 
   /** Registers what to do with the body of a 2xx response for webhooks enqueued with `onResponse.handler` = name. */
@@ -98,8 +101,11 @@ export class WebhookService {
         const events = await claimEvents(db, dialect, { workerId, limit, leaseMs, now: clock.now() });
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
-        const secrets = await webhookSecrets(this.store.db, accounts);
-        return events.map((event) => ({ ...event, secret: secrets.get(event.account_sid) }));
+        const sealed = await webhookSecrets(this.store.db, accounts);
+        return events.map((event) => {
+          const stored = sealed.get(event.account_sid);
+          return { ...event, secret: stored === undefined ? undefined : this.secrets.open(event.account_sid, stored) };
+        });
       },
       (event) => this.deliver(event, workerId),
       this.logger,

@@ -10,7 +10,9 @@ import { submitAddress } from '../numbers/fixtures.js';
 
 describe('address verification delay', () => {
   it('defaults to 1 business day in production and 5 seconds otherwise', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).addressVerificationDelay).toEqual({ businessDays: 1 });
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 's'.repeat(40) }).addressVerificationDelay).toEqual({
+      businessDays: 1,
+    });
     expect(loadConfig({}).addressVerificationDelay).toEqual({ ms: 5000 });
     expect(loadConfig({ NODE_ENV: 'test' }).addressVerificationDelay).toEqual({ ms: 5000 });
   });

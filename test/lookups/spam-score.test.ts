@@ -134,16 +134,48 @@ describe('spam score', () => {
     for (const reason of result.spam_reasons) expect(reason.description).toMatch(/\.$/);
   });
 
-  it('says the figures behind a traffic reason', () => {
-    const { spam_reasons } = scoreSpam(
-      mobile({ held: true, outboundLastHour: 120, recipientsLastHour: 80, finishedLastDay: 40, failedLastDay: 30 }),
-    );
-    expect(spam_reasons.map((r) => r.description)).toEqual([
-      'It sent 120 messages through this platform in the last hour (50 or more counts).',
-      'It messaged 80 distinct numbers in the last hour (25 or more counts).',
-      '75% of its 40 finished messages in the last 24 hours failed or went undelivered.',
-      'An account on this platform holds this number.',
-    ]);
+  it.each<[string, Partial<PlatformSignals>, string[]]>([
+    [
+      'the lower bands',
+      { held: true, outboundLastHour: 120, recipientsLastHour: 80, finishedLastDay: 40, failedLastDay: 29 },
+      [
+        'High volume of messages from it through this platform in the last hour.',
+        'It messaged many distinct numbers in the last hour.',
+        'Half or more of its finished messages in the last 24 hours failed or went undelivered.',
+        'An account on this platform holds this number.',
+      ],
+    ],
+    [
+      'the upper bands',
+      { outboundLastHour: 200, recipientsLastHour: 100, finishedLastDay: 40, failedLastDay: 30 },
+      [
+        'Very high volume of messages from it through this platform in the last hour.',
+        'It messaged very many distinct numbers in the last hour.',
+        'Most of its finished messages in the last 24 hours failed or went undelivered.',
+        'No account on this platform holds this number.',
+      ],
+    ],
+    [
+      'verification codes',
+      { verificationSendsLastDay: 3 },
+      [
+        'Several verification codes went to it in the last 24 hours and none was checked correctly ' +
+          '(SMS pumping pattern).',
+        'No account on this platform holds this number.',
+      ],
+    ],
+    [
+      'many verification codes',
+      { verificationSendsLastDay: 12 },
+      [
+        'Many verification codes went to it in the last 24 hours and none was checked correctly ' +
+          '(SMS pumping pattern).',
+        'No account on this platform holds this number.',
+      ],
+    ],
+  ])('describes traffic in bands, never in counts: %s', (_case, platform, descriptions) => {
+    const { spam_reasons } = scoreSpam(mobile(platform));
+    expect(spam_reasons.map((r) => r.description)).toEqual(descriptions);
   });
 
   it('is deterministic', () => {

@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Store, dropPostgresSchema } from '../../server/store/db.js';
+import { Store, dropPostgresSchema, type StoreOptions } from '../../server/store/db.js';
 import type { Engine } from './server.js';
-import type { Clock } from '../../server/clock.js';
 
 /** A fresh database for one test; `open()` may be called again to reopen the same one (a restart). */
 export function freshDatabase(engine: Engine) {
@@ -16,8 +15,11 @@ export function freshDatabase(engine: Engine) {
   return {
     /** SQLite: the folder of the database file. */
     dataDir,
-    /** `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock). */
-    async open(options: { migrateTo?: string; clock?: Clock } = {}) {
+    /**
+     * `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock);
+     * `serverSecret`: for migration 009 to seal the webhook secrets of accounts made before it.
+     */
+    async open(options: Pick<StoreOptions, 'migrateTo' | 'clock' | 'serverSecret'> = {}) {
       const store = await Store.open(
         engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options },
       );

@@ -1,5 +1,6 @@
-// Where a code may exist: only in the sandbox network's handset record. Verifications keep an HMAC (and, while
-// pending, a sealed copy for re-sends); responses, webhooks, jobs and the message log never hold it in clear.
+// Where a code may exist: nowhere in clear. Verifications keep an HMAC (and, while pending, a sealed copy for
+// re-sends), the sandbox handset a sealed copy while the verification is pending; responses, webhooks, jobs and the
+// message log never hold it. (test/secrets/at-rest.test.ts reads the raw database files.)
 import { describe, expect, it, beforeEach } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
@@ -62,13 +63,9 @@ describe.each(ENGINES)('where verification codes are kept (%s)', (engine) => {
     expect(JSON.stringify(responses)).not.toContain(code);
     expect(receiver.all.map((w) => w.body).join('\n')).not.toContain(code);
     expect(await tableText()).not.toContain(code);
-    // The sandbox handset record is the one place it exists.
-    const handset = await db
-      .selectFrom('sandbox_otp_deliveries')
-      .select('code')
-      .where('to_number', '=', to)
-      .executeTakeFirstOrThrow();
-    expect(handset.code).toBe(code);
+    // The sandbox handset forgot it once the verification ended.
+    const handset = await db.selectFrom('sandbox_otp_deliveries').selectAll().where('to_number', '=', to).execute();
+    expect(handset).toEqual([]);
   });
 
   it('keeps no code in clear for a re-send or a failed delivery either', async () => {
@@ -88,7 +85,9 @@ describe.each(ENGINES)('re-sending after the server secret changed (%s)', (engin
       const account = await t.newAccount();
       const to = freshNumber();
       const first = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
+      // A change of secret is a start with the old one as SECRET_KEY_PREVIOUS (see test/secrets/server-secret.test.ts).
       t.config.secretKey = 'b'.repeat(40);
+      t.config.secretKeyPrevious = 'a'.repeat(40);
       await t.restart();
       const second = await account.client.POST('/v1/verify/send', { body: { to, channel: 'sms' } });
       expect(second.response.status).toBe(201);

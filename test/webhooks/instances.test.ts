@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
 import { WebhookService } from '../../server/webhooks/service.js';
 import { newWebhookSecret } from '../../server/accounts/keys.js';
+import { WebhookSecretBox } from '../../server/accounts/webhook-secrets.js';
 import { newSid } from '../../server/ids.js';
 import { freshDatabase } from '../support/database.js';
 import { useCleanups } from '../support/cleanups.js';
@@ -19,6 +20,8 @@ const CONFIG = {
   webhookMaxAttempts: 10,
   webhookAllowPrivate: true,
 };
+/** Webhook secrets are stored sealed with the server secret (here a test's own). */
+const SECRETS = new WebhookSecretBox('s'.repeat(40));
 const RESOURCES = 20;
 const PER_RESOURCE = 25;
 
@@ -26,7 +29,7 @@ describe.each(ENGINES)('webhook delivery from several instances (%s)', (engine) 
   const cleanups = useCleanups();
 
   function instance(store: Store, workerId: string) {
-    const webhooks = new WebhookService(store, CONFIG, logger);
+    const webhooks = new WebhookService(store, CONFIG, logger, SECRETS);
     const loop = webhooks.deliveryLoop({ workerId, leaseMs: 30_000, pollMs: 10 });
     cleanups.push(async () => {
       await loop.stop();
@@ -60,12 +63,12 @@ describe.each(ENGINES)('webhook delivery from several instances (%s)', (engine) 
         .values({
           sid: accountSid,
           name: 'instances',
-          webhook_secret: newWebhookSecret(),
+          webhook_secret: SECRETS.seal(accountSid, newWebhookSecret()),
           date_created: now,
           date_updated: now,
         })
         .execute();
-      const recorder = new WebhookService(a, CONFIG, logger);
+      const recorder = new WebhookService(a, CONFIG, logger, SECRETS);
       const resources = Array.from({ length: RESOURCES }, () => newSid('message', Date.now()));
       // Recorded interleaved across resources, one transaction each, as a busy pipeline would.
       for (let i = 0; i < PER_RESOURCE; i++) {

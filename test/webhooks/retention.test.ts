@@ -4,6 +4,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AccountService } from '../../server/accounts/service.js';
+import { WebhookSecretBox } from '../../server/accounts/webhook-secrets.js';
 import { JobWorker } from '../../server/jobs/worker.js';
 import { RETENTION_JOB, Retention } from '../../server/system/retention.js';
 import { newWebhookId } from '../../server/webhooks/sign.js';
@@ -91,7 +92,9 @@ describe.each(ENGINES)('retention of webhook events and idempotency records (%s)
     cleanups.push(() => db.dispose());
     const clock = new TestClock();
     const store = await db.open({ clock });
-    const { account } = await new AccountService(store).createAccount('retention');
+    const { account } = await new AccountService(store, new WebhookSecretBox('s'.repeat(40))).createAccount(
+      'retention',
+    );
     // Made 40, 31 and 29 days before the job runs; more than two chunks of old ones, so that the job has to go on
     // after the first.
     await addEvents(store, account.sid, 20, clock.now(), 'failed');

@@ -6,6 +6,7 @@ import { start } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { newSid } from '../../server/ids.js';
 import { newWebhookSecret } from '../../server/accounts/keys.js';
+import { ServerSecret } from '../../server/accounts/server-secret.js';
 import { newWebhookId } from '../../server/webhooks/sign.js';
 import { freshDatabase } from '../support/database.js';
 import { useCleanups } from '../support/cleanups.js';
@@ -43,8 +44,10 @@ describe.each(ENGINES)('webhooks pending across the upgrade to their own queue (
       values ('webhook.deliver', ${JSON.stringify({ id })}, ${now}, 25, 'webhook:SM0', 0, 0, ${now})`.execute(old.db);
     await old.close();
 
-    const store = await db.open();
-    const server = await start(loadConfig(testEnv(engine, db.dataDir)), { store });
+    // Upgrading also seals the account's webhook secret (migration 009), with the server secret the server uses.
+    const config = loadConfig(testEnv(engine, db.dataDir));
+    const store = await db.open({ serverSecret: new ServerSecret(config).load });
+    const server = await start(config, { store });
     cleanups.push(() => server.close());
 
     await receiver.waitFor((r) => r.length === 1);

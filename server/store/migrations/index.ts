@@ -9,8 +9,15 @@ import * as lookupSignals from './005_lookup_signals.js';
 import * as verifications from './006_verifications.js';
 import * as hotPathIndexes from './007_hot_path_indexes.js';
 import * as webhookQueue from './008_webhook_queue.js';
+import * as sealedSecrets from './009_sealed_secrets.js';
 
-type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
+/** What a migration may need beyond the database. */
+export interface MigrationContext {
+  /** The server secret, for a migration that seals existing data with it (009); resolved on first use. */
+  serverSecret?: (db: Kysely<any>) => Promise<string>;
+}
+
+type Up = (db: Kysely<any>, dialect: Dialect, context: MigrationContext) => Promise<void>;
 
 const MIGRATIONS: [string, Up][] = [
   ['001_core', core.up],
@@ -21,8 +28,11 @@ const MIGRATIONS: [string, Up][] = [
   ['006_verifications', verifications.up],
   ['007_hot_path_indexes', hotPathIndexes.up],
   ['008_webhook_queue', webhookQueue.up],
+  ['009_sealed_secrets', sealedSecrets.up],
 ];
 
-export function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return Object.fromEntries(MIGRATIONS.map(([name, up]) => [name, { up: (db: Kysely<any>) => up(db, dialect) }]));
+export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
+  return Object.fromEntries(
+    MIGRATIONS.map(([name, up]) => [name, { up: (db: Kysely<any>) => up(db, dialect, context) }]),
+  );
 }

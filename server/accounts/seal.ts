@@ -1,0 +1,27 @@
+// Sealing: AES-256-GCM under a key derived (HKDF-SHA256) from the server secret, bound to what the sealed value
+// belongs to (its additional data, e.g. a sid), so a sealed value copied onto another row does not open. Used for
+// what must be readable again and so cannot be hashed: resent OTP codes, webhook signing secrets, sandbox handsets.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/** A 256-bit key for one use of the server secret (`salt` and `info` name the use, so uses never share a key). */
+export function sealKey(secret: string, salt: string, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, salt, info, 32));
+}
+
+/** `iv.tag.ciphertext`, each in base64. */
+export function seal(key: Buffer, boundTo: string, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(boundTo));
+  const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64')).join('.');
+}
+
+/** Throws when the value was sealed under another key or for another `boundTo`, or was altered. */
+export function unseal(key: Buffer, boundTo: string, sealed: string): string {
+  const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64'));
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAAD(Buffer.from(boundTo));
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+}
