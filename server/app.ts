@@ -35,7 +35,7 @@ function createApp(services: Services): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const metrics = createMetrics();
+  const metrics = createMetrics(store);
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
@@ -106,6 +106,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const background = {
     pollMs: config.jobPollMs,
     leaseMs: config.jobLeaseMs,
+    maxClaims: config.jobMaxClaims,
     maxRunning: config.jobConcurrency,
     busy: () => crowdedWithin(BUSY_WINDOW_MS),
     maxYieldMs: MAX_YIELD_MS,

@@ -153,6 +153,15 @@ export const SETTINGS = {
     default: 'development',
     description: '`production` turns response validation off and uses production delays.',
   }),
+  testFailAfterWork: oneOf({
+    env: 'TEST_FAIL_AFTER_WORK',
+    values: ['off', 'throw', 'exit'] as const,
+    default: 'off',
+    description:
+      'Tests only, ignored unless `NODE_ENV=test`: a request with an Idempotency-Key fails once its work has ' +
+      'committed, before it answers (`throw`: it answers 500; `exit`: the process is killed), to show a retry ' +
+      'replays the recorded response and creates nothing twice.',
+  }),
   validateResponses: bool({
     env: 'VALIDATE_RESPONSES',
     description: 'Check every response against the spec (a violation is logged and answered 500).',
@@ -175,6 +184,16 @@ export const SETTINGS = {
       'How long a claimed job or webhook event stays reserved for its instance (ms); after an instance dies, its ' +
       'jobs and webhooks run again once their lease ends. It must outlast the longest job, and a webhook attempt ' +
       'with a margin (see the rules between settings).',
+  }),
+  jobMaxClaims: integer({
+    env: 'JOB_MAX_CLAIMS',
+    default: 5,
+    min: 1,
+    max: 100,
+    description:
+      'How many times a job or webhook event may be claimed without its run ever ending (the instance running ' +
+      'it stopped, every time, before its lease ran out); at the next claim it is marked dead with the reason, ' +
+      'logged once at error level and counted in /metrics, so that work which kills its process ends.',
   }),
   jobConcurrency: integer({
     env: 'JOB_CONCURRENCY',

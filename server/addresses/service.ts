@@ -17,6 +17,7 @@ import { addressInUse } from '../numbers/store.js';
 import { AddressStore, type Address } from './store.js';
 import { postalCodeProblem } from './postal-codes.js';
 import { verificationTime } from './verification.js';
+import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 export type AddressRecord = components['schemas']['Address'];
 export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
@@ -34,7 +35,11 @@ export class AddressService {
   }
 
   /** Stores the address as pending and schedules its verification in the same transaction. */
-  async create(accountSid: string, input: CreateAddressInput): Promise<AddressRecord> {
+  async create(
+    accountSid: string,
+    input: CreateAddressInput,
+    { recorder }: { recorder?: ResponseRecorder } = {},
+  ): Promise<AddressRecord> {
     const isoCountry = input.iso_country.toUpperCase();
     if (!isCountryCode(isoCountry))
       throw errors.invalidField('iso_country', 'is not an ISO 3166-1 alpha-2 country code');
@@ -68,6 +73,7 @@ export class AddressService {
         { sid: row.sid },
         { runAt: verificationTime(this.delay, new Date(now)) },
       );
+      await recorder?.record(tx, row);
     });
     return row;
   }

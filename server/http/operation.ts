@@ -6,6 +6,7 @@ import type { Account } from '../accounts/service.js';
 import type { Services } from '../services.js';
 import { errors } from '../errors.js';
 import { loadSpec, type OperationId } from './spec.js';
+import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 type Op<O extends OperationId> = operations[O];
 type Content<T> = T extends { content: infer C } ? C : never;
@@ -41,6 +42,8 @@ interface HandlerInput<O extends OperationId> {
   query: QueryParams<O>;
   req: Request;
   services: Services;
+  /** With an Idempotency-Key: records the response in the transaction of the work (pass it to the service). */
+  recorder?: ResponseRecorder;
 }
 
 export type Handler<O extends OperationId> = (input: HandlerInput<O>) => Promise<Reply<O>>;

@@ -13,8 +13,12 @@ export interface Scope {
   key: string;
 }
 
+/** A claim taken carries its lease: the response is recorded only while the claim is still this request's. */
 export type Claim =
-  { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown } | { kind: 'reused' } | { kind: 'in_use' };
+  | { kind: 'claimed'; lease: string }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'reused' }
+  | { kind: 'in_use' };
 
 function where(scope: Scope) {
   return (qb: any) =>
@@ -42,7 +46,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     .values(fresh)
     .onConflict((oc) => oc.columns(['account_sid', 'operation_id', 'idempotency_key']).doNothing())
     .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed' };
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed', lease: fresh.locked_until };
 
   const existing = (await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst()) as
     IdempotencyKeyRow | undefined;
@@ -55,7 +59,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
       .where('date_created', '=', existing.date_created)
       .where('locked_until', '=', existing.locked_until)
       .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed' } : { kind: 'in_use' };
+    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed', lease: fresh.locked_until } : { kind: 'in_use' };
   }
   if (existing.request_hash !== requestHash) return { kind: 'reused' };
   if (existing.state === 'running') return { kind: 'in_use' };
@@ -66,6 +70,30 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
   };
 }
 
+/**
+ * Records the response inside the transaction of the work it answers, so that both commit or neither does. Only the
+ * claim taken with `lease` may: when another request took the key over (this one outlived its lease), it throws and
+ * the work rolls back.
+ */
+export async function recordResponse(
+  db: Tx['db'],
+  scope: Scope,
+  lease: string,
+  status: number,
+  body: unknown,
+): Promise<void> {
+  const updated = await where(scope)(
+    db
+      .updateTable('idempotency_keys')
+      .set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) }),
+  )
+    .where('state', '=', 'running')
+    .where('locked_until', '=', lease)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) throw new Error(`idempotency key ${scope.key}: the claim was taken over`);
+}
+
+/** Records the response after the work (for a reply no transaction recorded, see recordResponse). */
 export async function complete(db: Db, scope: Scope, status: number, body: unknown): Promise<void> {
   await where(scope)(
     db

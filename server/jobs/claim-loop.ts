@@ -11,6 +11,19 @@ export interface Claim {
   limit: number;
   leaseMs: number;
   now: number;
+  /**
+   * How many times an item may be claimed without an outcome (JOB_MAX_CLAIMS; DEFAULT_MAX_CLAIMS when absent). An
+   * item found due again after as many claims (the instance running it stopped every time) is marked dead by the
+   * claim instead, and returned marked so, for its claimer to log it once.
+   */
+  maxClaims?: number;
+}
+
+export const DEFAULT_MAX_CLAIMS = 5;
+
+/** Why poison work was given up, as its row records it. */
+export function claimedTooOften(claims: number): string {
+  return `claimed ${claims} times without finishing (the process running it stopped)`;
 }
 
 export interface ClaimLoopOptions {

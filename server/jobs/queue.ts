@@ -4,7 +4,7 @@ import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import type { JobType } from './job.js';
-import type { Claim } from './claim-loop.js';
+import { DEFAULT_MAX_CLAIMS, claimedTooOften, type Claim } from './claim-loop.js';
 import { leaseNow, leaseUntil } from '../clock.js';
 
 export interface Job<P = unknown> {
@@ -14,6 +14,10 @@ export interface Job<P = unknown> {
   attempts: number;
   maxAttempts: number;
   orderingKey: string | null;
+  /** Claims without an outcome so far, this one included. */
+  claims: number;
+  /** This claim found the job claimed JOB_MAX_CLAIMS times already, and marked it dead instead: do not run it. */
+  dead: boolean;
 }
 
 export interface EnqueueOptions {
@@ -74,14 +78,25 @@ export async function enqueueJobOnce<P>(
 
 /**
  * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, for `leaseMs` of real time. A job whose
- * lease ran out (its worker died) is due again. On PostgreSQL, SKIP LOCKED lets several instances claim at once
- * without ever taking the same job; SQLite has a single writer, so the update is already exclusive.
+ * lease ran out (its worker died) is due again; one found so after `maxClaims` claims without an outcome (poison:
+ * its run kills the process) is marked dead in the same statement, and returned with `dead` set. On PostgreSQL,
+ * SKIP LOCKED lets several instances claim at once without ever taking the same job; SQLite has a single writer,
+ * so the update is already exclusive.
  */
-export async function claimJobs(db: Db, dialect: Dialect, { workerId, limit, leaseMs, now }: Claim): Promise<Job[]> {
+export async function claimJobs(db: Db, dialect: Dialect, claim: Claim): Promise<Job[]> {
+  const { workerId, limit, leaseMs, now } = claim;
+  const maxClaims = claim.maxClaims ?? DEFAULT_MAX_CLAIMS;
   const nowIso = new Date(now).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
+  const poison = sql`claims >= ${maxClaims}`;
   const result = await sql<Selectable<JobRow>>`
-    update jobs set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, attempts = attempts + 1
+    update jobs set
+      locked_by = case when ${poison} then null else ${workerId} end,
+      locked_until = case when ${poison} then null else ${leaseUntil(leaseMs)} end,
+      dead = case when ${poison} then 1 else 0 end,
+      last_error = case when ${poison} then ${claimedTooOften(maxClaims)} else last_error end,
+      attempts = case when ${poison} then attempts else attempts + 1 end,
+      claims = case when ${poison} then claims else claims + 1 end
     where id in (
       select j.id from jobs j
       where j.dead = 0 and j.run_at <= ${nowIso}
@@ -101,6 +116,8 @@ export async function claimJobs(db: Db, dialect: Dialect, { workerId, limit, lea
       attempts: Number(row.attempts),
       maxAttempts: row.max_attempts,
       orderingKey: row.ordering_key,
+      claims: Number(row.claims),
+      dead: Number(row.dead) === 1,
     }))
     .sort((a, b) => a.id - b.id);
 }
@@ -127,6 +144,7 @@ export async function continueJob(
     payload: JSON.stringify(payload),
     run_at: runAt.toISOString(),
     attempts: 0,
+    claims: 0,
     locked_by: null,
     locked_until: null,
     last_error: null,
@@ -143,5 +161,17 @@ export async function retryJob(db: Db, job: Job, workerId: string, error: string
     locked_until: null,
     last_error: error.slice(0, 2000),
     dead: dead ? 1 : 0,
+    claims: 0,
   });
+}
+
+/** How many jobs are dead, by kind (read through the partial index of dead jobs). */
+export async function deadJobsByKind(db: Db): Promise<{ kind: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => ['kind', eb.fn.countAll<number | string>().as('count')])
+    .where('dead', '=', 1)
+    .groupBy('kind')
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, count: Number(row.count) }));
 }

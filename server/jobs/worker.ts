@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { claimJobs, continueJob, finishJob, retryJob, type Job } from './queue.js';
-import { ClaimLoop, type ClaimLoopOptions } from './claim-loop.js';
+import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
 import { dateIn } from '../clock.js';
 
@@ -32,6 +32,8 @@ export class RetryLater extends Error {
 export type WorkerOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
   leaseMs?: number;
   workerId?: string;
+  /** JOB_MAX_CLAIMS: claims without an outcome before a job is marked dead (see Claim). */
+  maxClaims?: number;
 };
 
 /** Runs the jobs table: the claim loop over due jobs, each through the handler of its kind. */
@@ -53,13 +55,21 @@ export class JobWorker {
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
     this.loop = new ClaimLoop<Job>(
-      (limit) =>
-        claimJobs(this.store.db, this.store.dialect, {
+      async (limit) => {
+        const claimed = await claimJobs(this.store.db, this.store.dialect, {
           workerId: this.workerId,
           limit,
           leaseMs,
           now: this.store.clock.now(),
-        }),
+          maxClaims: options.maxClaims,
+        });
+        const live = claimed.filter((job) => !job.dead);
+        if (live.length === claimed.length) return claimed;
+        // Marked dead by this very claim, so logged once, by this instance only.
+        for (const job of claimed.filter((j) => j.dead))
+          logger.error({ jobId: job.id, kind: job.kind, reason: claimedTooOften(job.claims) }, 'job dead');
+        return live;
+      },
       (job) => this.runOne(job),
       logger,
       { ...options, name: 'job worker', wake: { emitter: store.signals, event: 'jobs' satisfies QueueSignal } },

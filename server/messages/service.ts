@@ -16,6 +16,7 @@ import { countSegments } from './segments.js';
 import * as messages from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
+import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
 const DEFAULT_VALIDITY_PERIOD = 14400;
@@ -41,6 +42,8 @@ export interface SendOptions {
   trustedFrom?: boolean;
   /** The inbound message this one answers. */
   originSid?: string;
+  /** An idempotent request's: records the answer in the transaction of the send. */
+  recorder?: ResponseRecorder;
 }
 
 export interface InboundInput {
@@ -130,7 +133,9 @@ export class MessageService {
       };
       await messages.insertMessage(tx.db, row);
       await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
-      return messageView(row);
+      const view = messageView(row);
+      await options.recorder?.record(tx, view);
+      return view;
     };
     return options.tx ? run(options.tx) : this.store.transaction(run);
   }
@@ -171,7 +176,11 @@ export class MessageService {
   }
 
   /** Sandbox: a message from an outside number to a number of the account, handled like real inbound traffic. */
-  async injectInbound(accountSid: string, input: InboundInput): Promise<MessageRecord> {
+  async injectInbound(
+    accountSid: string,
+    input: InboundInput,
+    { recorder }: { recorder?: ResponseRecorder } = {},
+  ): Promise<MessageRecord> {
     if (!this.carrier.isSandbox) throw errors.sandboxInactive();
     const media = input.media_url ?? [];
     if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
@@ -185,7 +194,9 @@ export class MessageService {
       );
       await messages.insertMessage(tx.db, row);
       await this.events.received(tx, row, number.sms_url, true);
-      return messageView(row);
+      const view = messageView(row);
+      await recorder?.record(tx, view);
+      return view;
     });
   }
 

@@ -11,6 +11,7 @@ import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';
 import { NumberStore, type IncomingNumber, type NumberListFilters } from './store.js';
+import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
 export type ProvisionInput = components['schemas']['ProvisionPhoneNumberRequest'];
@@ -21,7 +22,7 @@ export class NumberService {
   private readonly clock: Clock;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly addresses: AddressStore,
   ) {
     this.numbers = new NumberStore(store.db);
@@ -59,7 +60,11 @@ export class NumberService {
     return found;
   }
 
-  async provision(accountSid: string, input: ProvisionInput): Promise<IncomingPhoneNumber> {
+  async provision(
+    accountSid: string,
+    input: ProvisionInput,
+    { recorder }: { recorder?: ResponseRecorder } = {},
+  ): Promise<IncomingPhoneNumber> {
     const number = await describeNumber(input.PhoneNumber);
     const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
     if (!number) throw unavailable();
@@ -90,9 +95,18 @@ export class NumberService {
       date_created: now,
       date_updated: now,
     };
+    const record = toRecord(row);
     // The unique index decides a race between two requests for the number: the loser gets the 409.
-    if (!(await this.numbers.insert(row))) throw unavailable();
-    return toRecord(row);
+    const insert = async (db?: Parameters<NumberStore['insert']>[1]) => {
+      if (!(await this.numbers.insert(row, db))) throw unavailable();
+    };
+    if (!recorder) await insert();
+    else
+      await this.store.transaction(async (tx) => {
+        await insert(tx.db);
+        await recorder.record(tx, record);
+      });
+    return record;
   }
 
   async get(accountSid: string, sid: string): Promise<IncomingPhoneNumber> {

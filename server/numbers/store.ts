@@ -59,9 +59,9 @@ export class NumberStore {
   }
 
   /** Inserts the row; false when another account (or this one) already holds the number. */
-  async insert(row: IncomingNumberRow): Promise<boolean> {
+  async insert(row: IncomingNumberRow, db: Db | Tx['db'] = this.db): Promise<boolean> {
     try {
-      await this.db.insertInto('incoming_numbers').values(row).execute();
+      await db.insertInto('incoming_numbers').values(row).execute();
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;

@@ -29,6 +29,8 @@ export interface JobRow {
   locked_until: string | null;
   last_error: string | null;
   dead: Generated<number>;
+  /** Claims since the job last had an outcome (ran to an end, failed, moved on): JOB_MAX_CLAIMS at most. */
+  claims: Generated<number>;
   date_created: string;
 }
 
@@ -123,8 +125,11 @@ export interface WebhookEventRow {
   url: string;
   /** The exact JSON body sent, so every retry signs the same bytes. */
   payload: string;
-  status: 'pending' | 'delivered' | 'failed';
+  /** `dead`: claimed JOB_MAX_CLAIMS times without an attempt ever ending (the instance making it stopped). */
+  status: 'pending' | 'delivered' | 'failed' | 'dead';
   attempts: number;
+  /** Claims since the last attempt that ended: JOB_MAX_CLAIMS at most. */
+  claims: Generated<number>;
   /** JSON {handler, context}: what to do with a 2xx response body (e.g. send the reply to an inbound SMS). */
   on_response: string | null;
   /** When the next attempt is due (a pending event's place in the queue). */

@@ -1,11 +1,36 @@
-// Prometheus metrics of one server instance: request counts and latency by operation.
+// Prometheus metrics of one server instance: request counts and latency by operation, and the dead background work
+// of the database it serves (jobs and webhook events given up after JOB_MAX_CLAIMS claims, or their attempts).
 import type { NextFunction, Request, Response } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { findOperation } from '../http/spec.js';
+import type { Store } from '../store/db.js';
+import { deadJobsByKind } from '../jobs/queue.js';
+import { deadEventsByType } from '../webhooks/queue.js';
 
-export function createMetrics() {
+export function createMetrics(store: Store) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Read from the database at each scrape: every instance shows the same totals, and they survive restarts.
+  new Gauge({
+    name: 'jobs_dead',
+    help: 'Background jobs given up (out of attempts, or claimed JOB_MAX_CLAIMS times without finishing), by kind.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const { kind, count } of await deadJobsByKind(store.db)) this.set({ kind }, count);
+    },
+  });
+  new Gauge({
+    name: 'webhook_events_dead',
+    help: 'Webhook events given up after JOB_MAX_CLAIMS claims without an attempt ever ending, by type.',
+    labelNames: ['type'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const { type, count } of await deadEventsByType(store.db)) this.set({ type }, count);
+    },
+  });
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by operation and status.',

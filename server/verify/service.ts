@@ -19,6 +19,7 @@ import { VerificationEvents } from './events.js';
 import { blockedReason } from './fraud.js';
 import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './templates.js';
 import * as verifications from './store.js';
+import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { verificationView, type VerificationRecord } from './view.js';
 
 export type SendVerificationInput = components['schemas']['SendVerificationRequest'];
@@ -58,7 +59,11 @@ export class VerificationService implements OtpReports {
   }
 
   /** Sends a new code, or re-sends the pending verification's code on the channel asked. */
-  async send(accountSid: string, input: SendVerificationInput): Promise<VerificationRecord> {
+  async send(
+    accountSid: string,
+    input: SendVerificationInput,
+    { recorder }: { recorder?: ResponseRecorder } = {},
+  ): Promise<VerificationRecord> {
     const locale = input.locale ?? 'en';
     if (!(locale in TEMPLATES))
       throw errors.invalidField('locale', `must be one of ${Object.keys(TEMPLATES).join(', ')}`);
@@ -150,7 +155,9 @@ export class VerificationService implements OtpReports {
         text: renderCode(code, input.channel, row.locale as Locale, row.custom_message),
         code,
       });
-      return this.view(tx, row);
+      const view = await this.view(tx, row);
+      await recorder?.record(tx, view);
+      return view;
     });
   }
 

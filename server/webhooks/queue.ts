@@ -1,19 +1,24 @@
 // The webhook events as a durable queue of their own: recorded in the transaction of the change they report,
 // claimed under a lease once due (and only the oldest pending event of a resource, so each resource's events go
 // out in order), and released with the outcome of the attempt.
-import { sql, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { WebhookAttemptRow, WebhookEventRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import { leaseNow, leaseUntil } from '../clock.js';
-import type { Claim } from '../jobs/claim-loop.js';
+import { DEFAULT_MAX_CLAIMS, type Claim } from '../jobs/claim-loop.js';
 
 export type ClaimedEvent = Pick<
   WebhookEventRow,
   'id' | 'account_sid' | 'type' | 'url' | 'payload' | 'attempts' | 'on_response'
->;
+> & {
+  /** Claims without an outcome so far, this one included. */
+  claims: number;
+  /** This claim found the event claimed JOB_MAX_CLAIMS times already, and marked it dead instead: do not send it. */
+  dead: boolean;
+};
 
-const insertEvent = prepared((db, row: WebhookEventRow) => db.insertInto('webhook_events').values(row));
+const insertEvent = prepared((db, row: Insertable<WebhookEventRow>) => db.insertInto('webhook_events').values(row));
 const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) =>
   db.insertInto('webhook_attempts').values(row),
 );
@@ -24,7 +29,7 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
 export async function recordEvent(
   tx: Tx,
-  event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until'>,
+  event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until' | 'claims'>,
 ): Promise<void> {
   await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
   tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
@@ -32,21 +37,29 @@ export async function recordEvent(
 
 /**
  * Claims up to `limit` events due at `now` (the clock's) for `workerId`, for `leaseMs` of real time; an event whose
- * lease ran out (its instance died mid-attempt) is due again. An event waits while an earlier event of its resource
- * is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets several instances claim
- * at once without taking the same event; SQLite has a single writer. The order key is the insertion order (see 008).
+ * lease ran out (its instance died mid-attempt) is due again, and one found so after `maxClaims` claims without an
+ * ended attempt is marked `dead` by the same statement (returned with `dead` set). An event waits while an earlier
+ * event of its resource is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets
+ * several instances claim at once without taking the same event; SQLite has a single writer. The order key is the
+ * insertion order (see 008).
  */
 export async function claimEvents(
   db: Db,
   dialect: Dialect,
-  { workerId, limit, leaseMs, now }: Claim,
+  { workerId, limit, leaseMs, now, maxClaims = DEFAULT_MAX_CLAIMS }: Claim,
 ): Promise<ClaimedEvent[]> {
   const nowIso = new Date(now).toISOString();
+  const poison = sql`claims >= ${maxClaims}`;
   const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes.
-  const result = await sql<ClaimedEvent & { seq: number | string }>`
-    update webhook_events set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}
+  const result = await sql<Omit<ClaimedEvent, 'dead'> & { status: string; seq: number | string }>`
+    update webhook_events set
+      locked_by = case when ${poison} then null else ${workerId} end,
+      locked_until = case when ${poison} then null else ${leaseUntil(leaseMs)} end,
+      status = case when ${poison} then 'dead' else status end,
+      date_updated = case when ${poison} then ${nowIso} else date_updated end,
+      claims = case when ${poison} then claims else claims + 1 end
     where id in (
       select w.id from webhook_events w
       where w.status = 'pending' and w.run_at <= ${nowIso}
@@ -58,10 +71,10 @@ export async function claimEvents(
       limit ${limit}
       ${lock}
     )
-    returning id, account_sid, type, url, payload, attempts, on_response, ${seq} as seq`.execute(db);
+    returning id, account_sid, type, url, payload, attempts, on_response, claims, status, ${seq} as seq`.execute(db);
   return result.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map(({ id, account_sid, type, url, payload, attempts, on_response }) => ({
+    .map(({ id, account_sid, type, url, payload, attempts, on_response, claims, status }) => ({
       id,
       account_sid,
       type,
@@ -69,6 +82,8 @@ export async function claimEvents(
       payload,
       attempts: Number(attempts),
       on_response,
+      claims: Number(claims),
+      dead: status === 'dead',
     }));
 }
 
@@ -89,6 +104,7 @@ export async function releaseEvent(db: Tx['db'], id: string, workerId: string, o
     run_at: outcome.runAt,
     locked_by: null,
     locked_until: null,
+    claims: 0,
     date_updated: outcome.now,
   };
   return (await releaseHeld.run(db, id, workerId, change)) === 1;
@@ -118,4 +134,16 @@ export async function deleteEndedEvents(db: Tx['db'], below: string, upTo: strin
   const ended = upTo ? endedBelow(db, below).where('id', '<=', upTo) : endedBelow(db, below);
   await db.deleteFrom('webhook_attempts').where('event_id', 'in', ended).execute();
   return (await db.deleteFrom('webhook_events').where('id', 'in', ended).executeTakeFirst()).numDeletedRows;
+}
+
+/** How many webhook events are dead (claimed too often, see claimEvents), by type. */
+export async function deadEventsByType(db: Db): Promise<{ type: string; count: number }[]> {
+  // `status = 'dead'` written out, as the partial index of dead events is declared.
+  const rows = await db
+    .selectFrom('webhook_events')
+    .select((eb) => ['type', eb.fn.countAll<number | string>().as('count')])
+    .where(sql<boolean>`status = 'dead'`)
+    .groupBy('type')
+    .execute();
+  return rows.map((row) => ({ type: row.type, count: Number(row.count) }));
 }

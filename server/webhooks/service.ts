@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
-import { ClaimLoop, type ClaimLoopOptions } from '../jobs/claim-loop.js';
+import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from '../jobs/claim-loop.js';
 import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
@@ -48,6 +48,8 @@ export type DeliveryOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
   /** The instance's worker id: who holds a claimed event. */
   workerId: string;
   leaseMs: number;
+  /** JOB_MAX_CLAIMS: claims without an ended attempt before an event is marked dead (see Claim). */
+  maxClaims?: number;
 };
 
 export class WebhookService {
@@ -94,11 +96,17 @@ export class WebhookService {
 
   /** The loop that delivers due events: one per instance, beside its job worker. */
   deliveryLoop(options: DeliveryOptions): ClaimLoop<DueEvent> {
-    const { workerId, leaseMs } = options;
+    const { workerId, leaseMs, maxClaims } = options;
     return new ClaimLoop<DueEvent>(
       async (limit) => {
         const { db, dialect, clock } = this.store;
-        const events = await claimEvents(db, dialect, { workerId, limit, leaseMs, now: clock.now() });
+        const claimed = await claimEvents(db, dialect, { workerId, limit, leaseMs, now: clock.now(), maxClaims });
+        const events = claimed.filter((event) => !event.dead);
+        // Marked dead by this very claim, so logged once, by this instance only.
+        for (const event of claimed.filter((e) => e.dead)) {
+          const about = { webhookId: event.id, type: event.type, reason: claimedTooOften(event.claims) };
+          this.logger.error(about, 'webhook event dead');
+        }
         if (!events.length) return [];
         const accounts = [...new Set(events.map((e) => e.account_sid))];
         const sealed = await webhookSecrets(this.store.db, accounts);

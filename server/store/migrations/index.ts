@@ -10,6 +10,7 @@ import * as verifications from './006_verifications.js';
 import * as hotPathIndexes from './007_hot_path_indexes.js';
 import * as webhookQueue from './008_webhook_queue.js';
 import * as sealedSecrets from './009_sealed_secrets.js';
+import * as claimCounts from './010_claim_counts.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -29,6 +30,7 @@ const MIGRATIONS: [string, Up][] = [
   ['007_hot_path_indexes', hotPathIndexes.up],
   ['008_webhook_queue', webhookQueue.up],
   ['009_sealed_secrets', sealedSecrets.up],
+  ['010_claim_counts', claimCounts.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
