@@ -1439,10 +1439,12 @@ export interface components {
          * @description The stable, machine-readable code of a problem; each has a page at `/problems/{code}`:
          *     - [`invalid_request`](/problems/invalid_request) (400): Invalid request
          *     - [`invalid_json`](/problems/invalid_json) (400): Malformed JSON body
+         *     - [`invalid_body`](/problems/invalid_body) (400): Unreadable body
          *     - [`batch_too_large`](/problems/batch_too_large) (400): Batch too large
          *     - [`unauthorized`](/problems/unauthorized) (401): Unauthorized
          *     - [`not_found`](/problems/not_found) (404): Not found
          *     - [`method_not_allowed`](/problems/method_not_allowed) (405): Method not allowed
+         *     - [`request_timeout`](/problems/request_timeout) (408): Request timeout
          *     - [`idempotency_key_reused`](/problems/idempotency_key_reused) (409): Idempotency key reused
          *     - [`idempotency_key_in_use`](/problems/idempotency_key_in_use) (409): Idempotency key in use
          *     - [`number_unavailable`](/problems/number_unavailable) (409): Number unavailable
@@ -1462,6 +1464,7 @@ export interface components {
          *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
          *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
          *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
+         *     - [`headers_too_large`](/problems/headers_too_large) (431): Request headers too large
          *     - [`internal_error`](/problems/internal_error) (500): Internal server error
          *     - [`not_implemented`](/problems/not_implemented) (501): Not implemented
          *     - [`service_unavailable`](/problems/service_unavailable) (503): Service unavailable
@@ -1469,7 +1472,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -1838,7 +1841,10 @@ export interface components {
     responses: {
         /** @description `invalid_request`: a parameter is missing, malformed or out of range, or a cross-field
          *     rule is broken. `errors` lists each offending field by its wire name. `batch_too_large`:
-         *     a batch lookup with more than 1000 numbers.
+         *     a batch lookup with more than 1000 numbers. `invalid_json`: the JSON body does not parse.
+         *     `invalid_body`: the body cannot be read (corrupt gzip, deflate or br data, a body shorter
+         *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels); the
+         *     `detail` says which.
          *      */
         BadRequest: {
             headers: {
@@ -2053,7 +2059,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unsupported_media_type`: send the body as `application/json` or `application/x-www-form-urlencoded`. */
+        /** @description `unsupported_media_type`: send the body as `application/json` or
+         *     `application/x-www-form-urlencoded`, in UTF-8 (forms also in a charset the server knows),
+         *     uncompressed or with a `Content-Encoding` of `gzip`, `deflate` or `br`.
+         *      */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
