@@ -14,6 +14,7 @@ import { JobWorker } from './jobs/worker.js';
 import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
 import { readBody } from './http/body.js';
+import { answerClientErrors } from './http/client-error.js';
 import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
 import { loadSpec } from './http/spec.js';
@@ -116,6 +117,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 
