@@ -1,9 +1,10 @@
 // Reading request bodies: JSON and forms, within limits, mounted after the API key check so that no body is read,
 // decompressed or parsed for a caller without a key. Every failure goes to next() for the problem middleware.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import express from 'express';
 import { errors } from '../errors.js';
 import { coerceFormBodies } from './form-body.js';
+import { findOperation } from './spec.js';
 
 const BODY_LIMIT = '1mb';
 /** Form fields per body (body-parser's parameterLimit). */
@@ -33,7 +34,16 @@ function limitDepth(req: Request, _res: Response, next: NextFunction): void {
   next(nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? errors.tooDeep(MAX_BODY_DEPTH) : undefined);
 }
 
-export function readBody(): RequestHandler[] {
+/**
+ * Reads the body only of a request to an operation that takes one: a body sent to an unknown route, with a method
+ * the path does not take, or to a GET, is left unread, and the validator answers 404 or 405 whatever it holds.
+ */
+function takesBody(req: Request, _res: Response, next: NextFunction): void {
+  // Mounted under /v1, where req.path is relative to it; 'router' leaves readBody's own router, not the app's.
+  next(findOperation(req.method, req.baseUrl + req.path)?.bodySchema ? undefined : 'router');
+}
+
+export function readBody(): Router {
   const json = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   // body-parser 2 takes `depth` (qs's, with strictDepth: deeper is an error); its types do not list it yet.
   const formOptions = { extended: true, limit: BODY_LIMIT, parameterLimit: MAX_FORM_FIELDS, depth: MAX_BODY_DEPTH };
@@ -43,5 +53,5 @@ export function readBody(): RequestHandler[] {
     // The parser's error goes on to the problem middleware: coercing after it would leave req.body undefined.
     form(req, res, (err?: unknown) => (err ? next(err) : coerceFormBodies(req, res, next)));
   };
-  return [json, formBody, limitDepth];
+  return express.Router().use(takesBody, json, formBody, limitDepth);
 }
