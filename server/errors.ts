@@ -247,6 +247,8 @@ export const errors = {
   /** A body that could not be read or decoded; `detail` names what was wrong with it. */
   invalidBody: (detail: string) => new ApiError('invalid_body', detail),
   tooManyFormFields: (max: number) => new ApiError('invalid_body', `The form has more than ${max} fields.`),
+  /** Said alike by the body parser (the request aborted) and the HTTP parser (the connection half-closed). */
+  bodyCutShort: () => new ApiError('invalid_body', 'The request ended before its body was complete.'),
   tooDeep: (max: number) => new ApiError('invalid_body', `The body is nested more than ${max} levels deep.`),
   invalidJson: (parserMessage: string) =>
     new ApiError('invalid_json', `The body is not valid JSON: ${parserMessage.slice(0, 200)}`),

@@ -1,7 +1,7 @@
 // Requests Node refuses before Express sees them (headers over 16 KB, a bad Content-Length, a malformed request
 // line, a timeout): answered with a problem body like every other error, where the socket still takes one.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.js';
@@ -29,6 +29,9 @@ export function clientErrorProblem(err: NodeJS.ErrnoException): ApiError {
       return errors.requestTimeout();
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return errors.payloadTooLarge();
+    case 'HPE_INVALID_EOF_STATE':
+      // The client half-closed the connection inside the request: almost always inside its body.
+      return errors.bodyCutShort();
     default: {
       const detail =
         (err.code && PARSE_ERRORS[err.code]) ?? `The request is not valid HTTP/1.1 (${err.code ?? 'unknown'}).`;
@@ -52,10 +55,14 @@ function rawProblem(error: ApiError, requestId: string): string {
 }
 
 export function answerClientErrors(server: Server, logger: Logger): void {
+  // The latest response of each connection: once Express has begun (or finished) answering a request whose body
+  // then breaks, a second answer written here would follow the first on the wire.
+  const latest = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, res));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // A peer that reset or half-closed the connection takes no answer; nor does one whose response has begun.
-    const inResponse = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-    if (err.code === 'ECONNRESET' || !socket.writable || inResponse) {
+    const res = latest.get(socket);
+    // A peer that reset the connection, or one no longer writable, takes no answer; nor one whose response began.
+    if (err.code === 'ECONNRESET' || !socket.writable || (res && !res.req.complete && res.headersSent)) {
       socket.destroy();
       return;
     }

@@ -88,7 +88,7 @@ function fromBodyParser(err: any, req: Request): ApiError | null {
         `The body has ${String(err.received)} bytes, not the ${String(err.expected)} its Content-Length announced.`,
       );
     case 'request.aborted':
-      return errors.invalidBody('The request was aborted before its body was complete.');
+      return errors.bodyCutShort();
   }
   const status = httpStatus(err);
   if (status === undefined || status < 400 || status >= 500) return null;

@@ -66,6 +66,19 @@ describe.each(ENGINES)("Node's own refusals of a request (%s)", (engine) => {
     });
   });
 
+  it('answers a body cut short by a half-closed connection with a 400 invalid_body problem', async () => {
+    const head = `POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.account.apiKey}\r\n`;
+    const res = await rawRequest(
+      t.directUrl,
+      [`${head}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"to": "+1`],
+      { end: true },
+    );
+    expect({ status: res.status, problem: JSON.parse(res.body) }).toMatchObject({
+      status: 400,
+      problem: { code: 'invalid_body', detail: 'The request ended before its body was complete.' },
+    });
+  });
+
   it('keeps serving the next connection after one it refused', async () => {
     await rawRequest(t.directUrl, ['GET\r\n\r\n']);
     expect((await fetch(`${t.directUrl}/healthz`)).status).toBe(200);

@@ -48,23 +48,28 @@ describe.each(ENGINES)('log levels of refused requests (%s)', (engine) => {
         headers: { 'content-type': 'application/json', ...headers },
         body,
       });
+    const truncated =
+      `POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\n` +
+      'Content-Type: application/json\r\n';
     const statuses = [
       (await post({ authorization: `Bearer ${apiKey}`, 'content-encoding': 'gzip' }, 'not gzip')).status,
       (await post({ authorization: `Bearer ${apiKey}` }, '{"to": ')).status,
       (await post({ 'content-encoding': 'gzip' }, 'not gzip')).status,
       (await rawRequest(server.url, ['GET\r\n\r\n'])).status,
+      (await rawRequest(server.url, [`${truncated}Content-Length: 100\r\n\r\n{"to": "+1`], { end: true })).status,
     ];
-    expect(statuses).toEqual([400, 400, 401, 400]);
+    expect(statuses).toEqual([400, 400, 401, 400, 400]);
     // The request lines are written when the responses finish, which the clients may see first.
+    // One line per request (the truncated one may be logged both by Express and by the HTTP parser's handler).
     const refused = await waitUntil(
       async () => {
         const found = lines.filter((line) => line.status !== undefined && line.status >= 400);
-        return found.length >= 4 && found;
+        return found.length >= statuses.length && found;
       },
       5000,
-      'the four request lines',
+      'a line for each refused request',
     );
-    expect(refused.map((line) => line.status).sort()).toEqual([400, 400, 400, 401]);
+    expect(refused.filter((line) => line.level !== pino.levels.values.info)).toEqual([]);
     expect(lines.filter((line) => line.level > pino.levels.values.info)).toEqual([]);
   });
 });
