@@ -1840,7 +1840,8 @@ export interface components {
     };
     responses: {
         /** @description `invalid_request`: a parameter is missing, malformed or out of range, or a cross-field
-         *     rule is broken. `errors` lists each offending field by its wire name. `batch_too_large`:
+         *     rule is broken. `errors` lists each offending field by its wire name (the first 50; the
+         *     `detail` counts the rest). `batch_too_large`:
          *     a batch lookup with more than 1000 numbers. `invalid_json`: the JSON body does not parse.
          *     `invalid_body`: the body cannot be read (corrupt gzip, deflate or br data, a body shorter
          *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels); the

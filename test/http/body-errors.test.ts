@@ -6,6 +6,7 @@ import { ENGINES, useTestServer } from '../support/server.js';
 import { samplePath, v1Operations } from '../support/spec-operations.js';
 import { expectProblem } from '../support/raw-http.js';
 import { nestedDeeperThan } from '../../server/http/body.js';
+import { MAX_FIELD_ERRORS } from '../../server/http/problem.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
@@ -221,5 +222,22 @@ describe('how deep a body nests', () => {
         1,
       ),
     ).toBe(false);
+  });
+});
+
+describe.each(ENGINES)('field errors of a large body (%s)', (engine) => {
+  const t = useTestServer({ engine });
+
+  it(`lists at most ${MAX_FIELD_ERRORS} field errors and counts the rest in the detail`, async () => {
+    const body = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, i]));
+    const res = await fetch(`${t.directUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': JSON_TYPE },
+      body: JSON.stringify(body),
+    });
+    const problem = await expectProblem(res, 400, 'invalid_request');
+    expect(problem.errors).toHaveLength(MAX_FIELD_ERRORS);
+    // 40,000 unknown keys and the two required fields missing.
+    expect(problem.detail).toMatch(new RegExp(`; and ${40_002 - MAX_FIELD_ERRORS} more$`));
   });
 });
