@@ -110,7 +110,8 @@ function fromBodyParser(err: any, req: Request): ApiError | null {
   // Any other client error from a library: never a 500; its message only when it was made to be shown.
   if (status === 413) return errors.payloadTooLarge();
   if (status === 415) return errors.unsupportedMediaType();
-  return errors.invalidBody(err.expose === false ? 'The body cannot be read.' : String(err.message).slice(0, 200));
+  // (Express's router, for one, answers a path parameter it cannot decode with a bare 400.)
+  return errors.invalidRequest(err.expose === false ? 'The request is not valid.' : String(err.message).slice(0, 200));
 }
 
 /** The problem+json body of an error, for Express responses and for raw ones written on a socket. */
