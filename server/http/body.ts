@@ -39,11 +39,12 @@ function limitDepth(req: Request, _res: Response, next: NextFunction): void {
  * the path does not take, or to a GET, is left unread, and the validator answers 404 or 405 whatever it holds.
  */
 function takesBody(req: Request, _res: Response, next: NextFunction): void {
-  // Mounted under /v1, where req.path is relative to it; 'router' leaves readBody's own router, not the app's.
-  // No framing of a body at all (most GETs): nothing to read, and no operation to look up.
+  // 'router' leaves readBody's own router, not the app's. No framing of a body at all (most GETs): nothing to
+  // read, and no operation to look up.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
     return next('router');
   }
+  // Mounted under /v1, where req.path is relative to it.
   if (!findOperation(req.method, req.baseUrl + req.path)?.bodySchema) return next('router');
   // Cut off while the key was checked: body-parser would take an aborted request for one already read.
   next(req.readableAborted && !req.complete ? errors.bodyCutShort() : undefined);
