@@ -1443,10 +1443,12 @@ export interface components {
          * @description The stable, machine-readable code of a problem; each has a page at `/problems/{code}`:
          *     - [`invalid_request`](/problems/invalid_request) (400): Invalid request
          *     - [`invalid_json`](/problems/invalid_json) (400): Malformed JSON body
+         *     - [`invalid_body`](/problems/invalid_body) (400): Unreadable body
          *     - [`batch_too_large`](/problems/batch_too_large) (400): Batch too large
          *     - [`unauthorized`](/problems/unauthorized) (401): Unauthorized
          *     - [`not_found`](/problems/not_found) (404): Not found
          *     - [`method_not_allowed`](/problems/method_not_allowed) (405): Method not allowed
+         *     - [`request_timeout`](/problems/request_timeout) (408): Request timeout
          *     - [`idempotency_key_reused`](/problems/idempotency_key_reused) (409): Idempotency key reused
          *     - [`idempotency_key_in_use`](/problems/idempotency_key_in_use) (409): Idempotency key in use
          *     - [`number_unavailable`](/problems/number_unavailable) (409): Number unavailable
@@ -1466,6 +1468,7 @@ export interface components {
          *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
          *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
          *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
+         *     - [`headers_too_large`](/problems/headers_too_large) (431): Request headers too large
          *     - [`internal_error`](/problems/internal_error) (500): Internal server error
          *     - [`not_implemented`](/problems/not_implemented) (501): Not implemented
          *     - [`service_unavailable`](/problems/service_unavailable) (503): Service unavailable
@@ -1473,7 +1476,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -1841,8 +1844,12 @@ export interface components {
     };
     responses: {
         /** @description `invalid_request`: a parameter is missing, malformed or out of range, or a cross-field
-         *     rule is broken. `errors` lists each offending field by its wire name. `batch_too_large`:
-         *     a batch lookup with more than 1000 numbers.
+         *     rule is broken. `errors` lists each offending field by its wire name (the first 50; the
+         *     `detail` counts the rest). `batch_too_large`:
+         *     a batch lookup with more than 1000 numbers. `invalid_json`: the JSON body does not parse.
+         *     `invalid_body`: the body cannot be read (corrupt gzip, deflate or br data, a body shorter
+         *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels); the
+         *     `detail` says which.
          *      */
         BadRequest: {
             headers: {
@@ -1914,7 +1921,8 @@ export interface components {
             };
         };
         /** @description `method_not_allowed`: the path exists but not with this method. The `Allow` header lists
-         *     the methods it takes.
+         *     the methods it takes. Declared on every operation, since every path answers it to the
+         *     methods it does not take (on `/v1` paths, once the API key has been checked).
          *      */
         MethodNotAllowed: {
             headers: {
@@ -2057,7 +2065,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `unsupported_media_type`: send the body as `application/json` or `application/x-www-form-urlencoded`. */
+        /** @description `unsupported_media_type`: send the body as `application/json` or
+         *     `application/x-www-form-urlencoded`, in UTF-8 (forms also in a charset the server knows),
+         *     uncompressed or with a `Content-Encoding` of `gzip`, `deflate` or `br`.
+         *      */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -2219,6 +2230,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2295,6 +2307,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2352,6 +2365,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2378,6 +2392,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2436,6 +2451,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -2513,6 +2529,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2563,6 +2580,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -2620,6 +2638,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2672,6 +2691,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -2763,6 +2783,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2839,6 +2860,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2923,6 +2945,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3002,6 +3025,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3075,6 +3099,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3138,6 +3163,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
@@ -3167,6 +3193,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3231,6 +3258,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3305,6 +3333,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3351,6 +3380,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3377,6 +3407,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3456,6 +3487,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3521,6 +3553,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3579,6 +3612,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3641,6 +3675,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3704,6 +3739,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -3823,6 +3859,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -3888,6 +3925,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3987,6 +4025,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4047,6 +4086,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -4074,6 +4114,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -4133,6 +4174,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -4209,6 +4251,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4249,6 +4292,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4279,6 +4323,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -4321,6 +4366,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -4355,6 +4401,7 @@ export interface operations {
                     };
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getOpenApiYaml: {
@@ -4380,6 +4427,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getApiDocs: {
@@ -4401,6 +4449,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     listProblemTypes: {
@@ -4435,6 +4484,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getProblemType: {
@@ -4472,6 +4522,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getHealth: {
@@ -4495,6 +4546,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
     getReadiness: {
@@ -4519,6 +4571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Not ready (code `service_unavailable`); the detail says which dependency failed. */
             503: {
                 headers: {
@@ -4560,6 +4613,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
         };
     };
 }

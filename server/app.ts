@@ -13,7 +13,8 @@ import { ServerSecret } from './accounts/server-secret.js';
 import { JobWorker } from './jobs/worker.js';
 import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
-import { coerceFormBodies } from './http/form-body.js';
+import { readBody } from './http/body.js';
+import { answerClientErrors } from './http/client-error.js';
 import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
 import { loadSpec } from './http/spec.js';
@@ -22,12 +23,10 @@ import { createMetrics } from './system/metrics.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 
-const BODY_LIMIT = '1mb';
 /** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
 const BUSY_WINDOW_MS = 50;
 /** The longest background jobs wait between claims while the API stays busy (a sustained burst of requests). */
 const MAX_YIELD_MS = 200;
-const FORM = /^application\/x-www-form-urlencoded\b/i;
 
 function createApp(services: Services): Express {
   const { config, store, logger, accounts } = services;
@@ -39,15 +38,13 @@ function createApp(services: Services): Express {
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] }));
-  const formBody = express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 2000 });
-  app.use((req, res, next) =>
-    FORM.test(req.headers['content-type'] ?? '') ? formBody(req, res, () => coerceFormBodies(req, res, next)) : next(),
-  );
   // Every operation that needs a key is under /v1 (checked here), so this is the one place keys are checked;
-  // the validator's own security check would only repeat it.
+  // the validator's own security check would only repeat it. It comes before any body is read: a caller without a
+  // key gets its 401 without the server reading, decompressing or parsing a byte of the body.
   assertKeyedOperationsUnderV1(loadSpec().operations);
   app.use('/v1', requireApiKey(accounts));
+  // Only /v1 takes bodies: the public routes are all GETs, and leave a body unread.
+  app.use('/v1', readBody());
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,
@@ -124,6 +121,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 

@@ -28,6 +28,14 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'The body was sent as JSON but does not parse.',
     remedy: 'Send a well-formed JSON document, or a form body with Content-Type application/x-www-form-urlencoded.',
   },
+  invalid_body: {
+    status: 400,
+    title: 'Unreadable body',
+    explanation:
+      'The body cannot be read: its compressed data is corrupt, it ends before its Content-Length, it has more ' +
+      'form fields than allowed, or it is nested too deeply.',
+    remedy: 'Send the body whole, uncompressed or correctly compressed, within the limits the detail names.',
+  },
   batch_too_large: {
     status: 400,
     title: 'Batch too large',
@@ -51,6 +59,12 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     title: 'Method not allowed',
     explanation: 'The path exists, but not with this HTTP method.',
     remedy: 'Use one of the methods the Allow header lists.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    explanation: "The request's headers or body did not arrive in time; the server closed the connection.",
+    remedy: 'Send the whole request promptly on a new connection.',
   },
   idempotency_key_reused: {
     status: 409,
@@ -169,6 +183,12 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'The verification ended after too many wrong codes; waiting does not reopen it.',
     remedy: 'Send a new verification code.',
   },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    explanation: "The request's headers are larger than the server reads (16 KB); the server closed the connection.",
+    remedy: 'Send fewer or shorter headers (a long cookie or a repeated header is the usual cause).',
+  },
   internal_error: {
     status: 500,
     title: 'Internal server error',
@@ -224,7 +244,12 @@ export const errors = {
   invalidRequest: (detail: string, fieldErrors?: FieldError[]) => new ApiError('invalid_request', detail, fieldErrors),
   invalidField: (field: string, message: string) =>
     new ApiError('invalid_request', `${field}: ${message}`, [{ field, message }]),
-  tooManyFormFields: () => new ApiError('invalid_request', 'Too many form fields.'),
+  /** A body that could not be read or decoded; `detail` names what was wrong with it. */
+  invalidBody: (detail: string) => new ApiError('invalid_body', detail),
+  tooManyFormFields: (max: number) => new ApiError('invalid_body', `The form has more than ${max} fields.`),
+  /** Said alike by the body parser (the request aborted) and the HTTP parser (the connection half-closed). */
+  bodyCutShort: () => new ApiError('invalid_body', 'The request ended before its body was complete.'),
+  tooDeep: (max: number) => new ApiError('invalid_body', `The body is nested more than ${max} levels deep.`),
   invalidJson: (parserMessage: string) =>
     new ApiError('invalid_json', `The body is not valid JSON: ${parserMessage.slice(0, 200)}`),
   batchTooLarge: (field: string, max: number, got: number) =>
@@ -258,6 +283,8 @@ export const errors = {
   // 405
   methodNotAllowed: (allow: string) =>
     new ApiError('method_not_allowed', `Allowed methods: ${allow}.`, undefined, { Allow: allow }),
+  // 408
+  requestTimeout: () => new ApiError('request_timeout', 'The request did not arrive in time.'),
   // 409
   idempotencyKeyReused: () =>
     new ApiError(
@@ -286,6 +313,14 @@ export const errors = {
     new ApiError('verification_not_pending', `Verification ${sid} is ${status}, no longer pending.`),
   // 413, 415
   payloadTooLarge: () => new ApiError('payload_too_large', 'The request body is larger than 1 MB.'),
+  /** Answers a Content-Encoding the server cannot decompress, listing the ones it can (RFC 9110, 15.5.16). */
+  unsupportedContentEncoding: (encoding: string, accepted: string) =>
+    new ApiError(
+      'unsupported_media_type',
+      `Content-Encoding ${encoding.slice(0, 40)} is not supported; send the body uncompressed or as ${accepted}.`,
+      undefined,
+      { 'Accept-Encoding': accepted },
+    ),
   unsupportedMediaType: (detail = 'Send application/json or application/x-www-form-urlencoded.') =>
     new ApiError('unsupported_media_type', detail),
   // 422
@@ -320,6 +355,8 @@ export const errors = {
       'max_check_attempts_reached',
       `Verification ${sid} ended after ${wrongCodes} wrong codes; send a new code.`,
     ),
+  // 431
+  headersTooLarge: () => new ApiError('headers_too_large', 'The request headers are larger than 16 KB.'),
   // 5xx
   internal: () => new ApiError('internal_error', 'An unexpected error occurred; it has been logged.'),
   notImplemented: (operationId: string) =>

@@ -117,13 +117,14 @@ describe.each(ENGINES)('HTTP conventions (%s)', (engine) => {
 describe('the API crowd signal background jobs yield to', () => {
   const t = useTestServer({ engine: 'sqlite' });
 
-  /** Opens a request that stays in flight: its headers are sent, its body never comes. */
+  /** Opens a request that stays in flight: its headers (with a key, so its body is awaited) come, its body never. */
   async function openRequest(): Promise<net.Socket> {
     const { port } = new URL(t.directUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+      'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n' +
+        `Authorization: Bearer ${t.account.apiKey}\r\n\r\n`,
     );
     return socket;
   }

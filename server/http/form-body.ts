@@ -7,7 +7,8 @@ type Schema = Record<string, any>;
 
 export function coerceFormBodies(req: Request, _res: Response, next: NextFunction): void {
   if (req.is('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object') {
-    const schema = findOperation(req.method, req.path)?.bodySchema;
+    // Mounted under /v1 (after the key check), where req.path is relative to it.
+    const schema = findOperation(req.method, req.baseUrl + req.path)?.bodySchema;
     if (schema?.properties) req.body = coerceObject(req.body, schema);
   }
   next();

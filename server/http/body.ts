@@ -1,0 +1,64 @@
+// Reading request bodies: JSON and forms, within limits, mounted after the API key check so that no body is read,
+// decompressed or parsed for a caller without a key. Every failure goes to next() for the problem middleware.
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import express from 'express';
+import { errors } from '../errors.js';
+import { coerceFormBodies } from './form-body.js';
+import { findOperation } from './spec.js';
+
+const BODY_LIMIT = '1mb';
+/** Form fields per body (body-parser's parameterLimit). */
+export const MAX_FORM_FIELDS = 2000;
+/** Nesting of objects and arrays in a body, JSON or form (`a[b][c]=`); the API's own bodies need three. */
+export const MAX_BODY_DEPTH = 32;
+const FORM = /^application\/x-www-form-urlencoded\b/i;
+
+/** Whether `value` nests objects and arrays more than `max` levels deep (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length; depth++) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (item === null || typeof item !== 'object') continue;
+      if (depth >= max) return true;
+      // A loop, not push(...children): a 1 MB array would overflow the arguments of one call.
+      for (const child of Array.isArray(item) ? item : Object.values(item)) next.push(child);
+    }
+    level = next;
+  }
+  return false;
+}
+
+/** Refuses a parsed body nested too deeply before the validator, the services or JSON.stringify recurse into it. */
+function limitDepth(req: Request, _res: Response, next: NextFunction): void {
+  next(nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? errors.tooDeep(MAX_BODY_DEPTH) : undefined);
+}
+
+/**
+ * Reads the body only of a request to an operation that takes one: a body sent to an unknown route, with a method
+ * the path does not take, or to a GET, is left unread, and the validator answers 404 or 405 whatever it holds.
+ */
+function takesBody(req: Request, _res: Response, next: NextFunction): void {
+  // 'router' leaves readBody's own router, not the app's. No framing of a body at all (most GETs): nothing to
+  // read, and no operation to look up.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    return next('router');
+  }
+  // Mounted under /v1, where req.path is relative to it.
+  if (!findOperation(req.method, req.baseUrl + req.path)?.bodySchema) return next('router');
+  // Cut off while the key was checked: body-parser would take an aborted request for one already read.
+  next(req.readableAborted && !req.complete ? errors.bodyCutShort() : undefined);
+}
+
+export function readBody(): Router {
+  const json = express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  // body-parser 2 takes `depth` (qs's, with strictDepth: deeper is an error); its types do not list it yet.
+  const formOptions = { extended: true, limit: BODY_LIMIT, parameterLimit: MAX_FORM_FIELDS, depth: MAX_BODY_DEPTH };
+  const form = express.urlencoded(formOptions);
+  const formBody: RequestHandler = (req, res, next) => {
+    if (!FORM.test(req.headers['content-type'] ?? '')) return next();
+    // The parser's error goes on to the problem middleware: coercing after it would leave req.body undefined.
+    form(req, res, (err?: unknown) => (err ? next(err) : coerceFormBodies(req, res, next)));
+  };
+  return express.Router().use(takesBody, json, formBody, limitDepth);
+}

@@ -1,0 +1,53 @@
+// 405 as the spec declares it and the server answers it: every operation lists the shared MethodNotAllowed
+// response (so generators see it), and every path answers each method it does not take with it.
+import { describe, expect, it } from 'vitest';
+import { loadSpec } from '../../server/http/spec.js';
+import { ENGINES, useTestServer } from '../support/server.js';
+import { samplePath } from '../support/spec-operations.js';
+import { expectProblem } from '../support/raw-http.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+const spec = loadSpec();
+const paths = [...new Set(spec.operations.map((op) => op.path))].map((path) => ({
+  path,
+  ops: spec.operations.filter((op) => op.path === path),
+}));
+
+describe('405 in the spec', () => {
+  it('is declared on every operation with the shared MethodNotAllowed response', () => {
+    const missing = spec.operations
+      .filter(
+        (op) =>
+          spec.document.paths[op.path][op.method].responses['405']?.$ref !== '#/components/responses/MethodNotAllowed',
+      )
+      .map((op) => op.operationId);
+    expect(missing).toEqual([]);
+  });
+
+  it('declares the Allow header on MethodNotAllowed, required', () => {
+    const response = spec.document.components.responses.MethodNotAllowed;
+    expect(response.headers.Allow).toMatchObject({ required: true, schema: { type: 'string' } });
+    expect(Object.keys(response.content)).toEqual(['application/problem+json']);
+  });
+});
+
+describe.each(ENGINES)('405 from the server (%s)', (engine) => {
+  const t = useTestServer({ engine });
+
+  it.each(paths.map(({ path, ops }) => [path, ops] as const))(
+    '%s answers every method it does not take with 405 and an Allow header listing the methods of the spec',
+    async (_path, ops) => {
+      const declared = ops.map((op) => op.method);
+      for (const method of METHODS.filter((m) => !declared.includes(m))) {
+        const res = await fetch(t.directUrl + samplePath(ops[0]), {
+          method: method.toUpperCase(),
+          headers: { authorization: `Bearer ${t.account.apiKey}`, 'content-type': 'application/json' },
+          body: method === 'get' ? undefined : '{}',
+        });
+        await expectProblem(res, 405, 'method_not_allowed');
+        const allow = (res.headers.get('allow') ?? '').split(/,\s*/).map((m) => m.toLowerCase());
+        expect({ method, allow: allow.sort() }).toEqual({ method, allow: [...declared].sort() });
+      }
+    },
+  );
+});
