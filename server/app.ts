@@ -14,6 +14,7 @@ import { JobWorker } from './jobs/worker.js';
 import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
 import { coerceFormBodies } from './http/form-body.js';
+import { requestRateLimit } from './http/rate-limit.js';
 import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
 import { loadSpec } from './http/spec.js';
@@ -48,6 +49,8 @@ function createApp(services: Services): Express {
   // the validator's own security check would only repeat it.
   assertKeyedOperationsUnderV1(loadSpec().operations);
   app.use('/v1', requireApiKey(accounts));
+  const rateLimit = requestRateLimit(config, store, logger);
+  if (rateLimit) app.use('/v1', rateLimit);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,

@@ -9,6 +9,7 @@ import * as lookupSignals from './005_lookup_signals.js';
 import * as verifications from './006_verifications.js';
 import * as hotPathIndexes from './007_hot_path_indexes.js';
 import * as webhookQueue from './008_webhook_queue.js';
+import * as rateLimits from './011_rate_limits.js';
 
 type Up = (db: Kysely<any>, dialect: Dialect) => Promise<void>;
 
@@ -21,6 +22,7 @@ const MIGRATIONS: [string, Up][] = [
   ['006_verifications', verifications.up],
   ['007_hot_path_indexes', hotPathIndexes.up],
   ['008_webhook_queue', webhookQueue.up],
+  ['011_rate_limits', rateLimits.up],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

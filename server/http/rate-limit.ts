@@ -1,0 +1,84 @@
+// The per-account request rate on /v1 (mounted right after the API key check): RATE_LIMIT_PER_SECOND requests per
+// 1-second window, then a burst allowance, then 429 rate_limited. Counted in the database on PostgreSQL, so every
+// instance draws on one budget; in memory on SQLite, whose database belongs to one process anyway.
+import type { NextFunction, Request, Response } from 'express';
+import { CompiledQuery } from 'kysely';
+import type { Logger } from 'pino';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type IRateLimiterOptions,
+} from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import type { Store } from '../store/db.js';
+import { errors } from '../errors.js';
+
+/**
+ * The window of the burst allowance (s): RATE_LIMIT_BURST − RATE_LIMIT_PER_SECOND extra requests per window. A long
+ * window keeps the sustained rate near RATE_LIMIT_PER_SECOND (a tenth of the allowance more per second).
+ */
+const BURST_WINDOW_S = 10;
+/** The table of migration 011_rate_limits: the counters of both limiters, one row per account and limiter. */
+const TABLE = 'rate_limits';
+
+export type RequestRateLimit = (req: Request, res: Response, next: NextFunction) => void;
+
+/** The middleware, or null when the limit is off (either setting 0). */
+export function requestRateLimit(config: Config, store: Store, logger: Logger): RequestRateLimit | null {
+  const { rateLimitPerSecond: perSecond, rateLimitBurst: burst } = config;
+  if (perSecond === 0 || burst === 0) return null;
+  const perWindow = counter(store, { keyPrefix: 'rate', points: perSecond, duration: 1 });
+  const limiter =
+    burst > perSecond
+      ? new BurstyRateLimiter(
+          perWindow,
+          counter(store, { keyPrefix: 'burst', points: burst - perSecond, duration: BURST_WINDOW_S }),
+        )
+      : perWindow;
+  return (req, res, next) => {
+    const accountSid = req.account?.sid;
+    if (!accountSid) return next();
+    limiter.consume(accountSid).then(
+      () => next(),
+      (refused: unknown) => {
+        if (!(refused instanceof RateLimiterRes)) {
+          // The counters' store failed: let the request through (the database answers for itself next) rather
+          // than refuse every account.
+          logger.warn({ err: refused, accountSid }, 'rate limit not checked: its store failed');
+          return next();
+        }
+        const resetSeconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
+        const headers = {
+          'RateLimit-Limit': String(perSecond),
+          'RateLimit-Remaining': '0',
+          'RateLimit-Reset': String(resetSeconds),
+        };
+        next(errors.rateLimited(resetSeconds, headers));
+      },
+    );
+  };
+}
+
+function counter(store: Store, options: IRateLimiterOptions) {
+  if (store.dialect === 'sqlite') return new RateLimiterMemory(options);
+  // The limiter speaks to a pg-like client ({ text, values } → { rows, rowCount }); Kysely runs its queries on the
+  // store's pool, in the store's schema. The table is made by migration 011_rate_limits.
+  const client = {
+    query: async (q: { text: string; values?: unknown[] }) => {
+      const { rows } = await store.db.executeQuery(CompiledQuery.raw(q.text, q.values ?? []));
+      return { rows, rowCount: rows.length };
+    },
+  };
+  return new RateLimiterPostgres({
+    ...options,
+    storeClient: client,
+    storeType: 'pool',
+    tableName: TABLE,
+    tableCreated: true,
+    // Once a window's points are spent, this instance refuses the key from memory until the window ends, rather
+    // than writing to the database for every refused request.
+    inMemoryBlockOnConsumed: options.points,
+  });
+}
