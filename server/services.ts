@@ -39,9 +39,9 @@ export interface Services {
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
   const carrier = new SandboxCarrier(config, store.dialect);
   const webhooks = new WebhookService(store, config, logger);
-  const messages = new MessageService(store, carrier, webhooks, logger);
+  const messages = new MessageService(store, carrier, webhooks, logger, config.maxQueuedMessages);
   const addresses = new AddressService(store, config.addressVerificationDelay);
-  const numbers = new NumberService(store, addresses.addresses);
+  const numbers = new NumberService(store, addresses.addresses, config.maxNumbersPerAccount);
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   return {

@@ -10,7 +10,8 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';
-import { NumberStore, type IncomingNumber, type NumberListFilters } from './store.js';
+import { lockAccountQuota } from '../store/account-lock.js';
+import { NumberStore, countHeld, insertNumber, type IncomingNumber, type NumberListFilters } from './store.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
 export type ProvisionInput = components['schemas']['ProvisionPhoneNumberRequest'];
@@ -21,8 +22,10 @@ export class NumberService {
   private readonly clock: Clock;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly addresses: AddressStore,
+    /** MAX_NUMBERS_PER_ACCOUNT: the most numbers one account holds at once. */
+    private readonly maxNumbers: number,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -90,8 +93,14 @@ export class NumberService {
       date_created: now,
       date_updated: now,
     };
-    // The unique index decides a race between two requests for the number: the loser gets the 409.
-    if (!(await this.numbers.insert(row))) throw unavailable();
+    // The count and the insert take turns per account (the quota is exact); the unique index decides a race
+    // between two requests for the number: the loser gets the 409.
+    const inserted = await this.store.transaction(async (tx) => {
+      await lockAccountQuota(tx, this.store.dialect, 'numbers', accountSid);
+      if ((await countHeld(tx.db, accountSid)) >= this.maxNumbers) throw errors.numberQuotaExceeded(this.maxNumbers);
+      return insertNumber(tx.db, row);
+    });
+    if (!inserted) throw unavailable();
     return toRecord(row);
   }
 

@@ -22,7 +22,7 @@ async function expectRateLimited(res: Response): Promise<void> {
   expect(res.headers.get('ratelimit-limit')).toBe('2');
   expect(res.headers.get('ratelimit-remaining')).toBe('0');
   expect(res.headers.get('ratelimit-reset')).toBe('1');
-  expect((await res.json())).toMatchObject({
+  expect(await res.json()).toMatchObject({
     status: 429,
     code: 'rate_limited',
     type: '/problems/rate_limited',
