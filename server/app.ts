@@ -14,7 +14,6 @@ import { JobWorker } from './jobs/worker.js';
 import { crowdedWithin, requestContext } from './http/request-context.js';
 import { assertKeyedOperationsUnderV1, requireApiKey } from './http/auth.js';
 import { coerceFormBodies } from './http/form-body.js';
-import { requestRateLimit } from './http/rate-limit.js';
 import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
 import { loadSpec } from './http/spec.js';
@@ -49,8 +48,7 @@ function createApp(services: Services): Express {
   // the validator's own security check would only repeat it.
   assertKeyedOperationsUnderV1(loadSpec().operations);
   app.use('/v1', requireApiKey(accounts));
-  const rateLimit = requestRateLimit(config, store, logger);
-  if (rateLimit) app.use('/v1', rateLimit);
+  if (services.rateLimit) app.use('/v1', services.rateLimit.middleware);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,
@@ -139,6 +137,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       });
       await Promise.all([worker.stop(), webhookDelivery.stop()]);
       await services.webhooks.close();
+      await services.rateLimit?.close();
       if (!options.store) await store.close();
     },
   };

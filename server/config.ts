@@ -313,7 +313,8 @@ export const SETTINGS = {
     description:
       'Requests one account may make per second on `/v1` (a 1-second window), beyond which it draws on its burst ' +
       'allowance, then answers 429 rate_limited with Retry-After and RateLimit-* headers. 0 turns the limit off. ' +
-      'Counted in the database on PostgreSQL (shared by every instance), in memory on SQLite.',
+      'Counted in Redis with REDIS_URL, else in the database on PostgreSQL (either way shared by every instance), ' +
+      'else in memory (SQLite).',
   }),
   rateLimitBurst: integer({
     env: 'RATE_LIMIT_BURST',
@@ -324,6 +325,15 @@ export const SETTINGS = {
       'The most requests one account may make within one second: the requests beyond RATE_LIMIT_PER_SECOND come ' +
       'from a burst allowance of RATE_LIMIT_BURST − RATE_LIMIT_PER_SECOND requests per 10 seconds (so sustained ' +
       'traffic may reach RATE_LIMIT_PER_SECOND plus a tenth of that allowance). 0 turns the limit off.',
+  }),
+  redisUrl: optional({
+    env: 'REDIS_URL',
+    description:
+      'Count the request rate limit in this Redis, shared by every instance using it (else in the database on ' +
+      'PostgreSQL, in memory on SQLite). While Redis does not answer, requests are let through (logged).',
+    accepts: 'a redis:// or rediss:// URL',
+    read: (raw) => (/^rediss?:\/\//.test(raw) ? raw : undefined),
+    show: (raw) => raw.replace(/:[^:@/]*@/, ':***@'),
   }),
   maxNumbersPerAccount: integer({
     env: 'MAX_NUMBERS_PER_ACCOUNT',

@@ -15,6 +15,7 @@ import { NumberService } from './numbers/service.js';
 import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
 import { Retention } from './system/retention.js';
+import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 
 export interface Services {
   config: Config;
@@ -32,6 +33,8 @@ export interface Services {
   verify: VerificationService;
   accountSettings: AccountSettingsService;
   retention: Retention;
+  /** The per-account request rate on /v1, or null when it is off. */
+  rateLimit: RequestRateLimit | null;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once and stored). */
   secretKey: string;
 }
@@ -60,6 +63,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     verify,
     accountSettings: new AccountSettingsService(store),
     retention: new Retention(store, config, logger),
+    rateLimit: requestRateLimit(config, store, logger),
   };
 }
 

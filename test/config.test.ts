@@ -57,6 +57,7 @@ describe('configuration from the environment', () => {
       verifyMaxSendsPerHour: 1000,
       rateLimitPerSecond: 100,
       rateLimitBurst: 200,
+      redisUrl: null,
       maxNumbersPerAccount: 1000,
       maxQueuedMessages: 100_000,
       maxOpenProxySessions: 1000,

@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CompiledQuery } from 'kysely';
 import { start, type RunningServer } from '../../server/app.js';
 import { ENGINES, startTestServer, useTestServer, type TestServer } from '../support/server.js';
 
@@ -103,5 +105,44 @@ describe.runIf(ENGINES.includes('postgres'))('the request rate limit on PostgreS
     expect(await statuses(second.url, account.apiKey, 2)).toEqual([200, 200]);
     await expectRateLimited(await list(second.url, account.apiKey));
     await expectRateLimited(await list(first.directUrl, account.apiKey));
+  });
+});
+
+/** A Redis on loopback for the REDIS_URL tests (CI sets it, as TEST_DATABASE_URL for PostgreSQL). */
+const REDIS_URL = process.env.TEST_REDIS_URL;
+
+describe.runIf(REDIS_URL).each(ENGINES)('the request rate limit in Redis (%s)', (engine) => {
+  const t = useTestServer({ engine, env: { ...SMALL, REDIS_URL: REDIS_URL! } });
+  const redis = new Redis(REDIS_URL!);
+  afterAll(() => redis.quit());
+
+  it('answers 429 rate_limited once the rate and the burst are spent, counting in Redis', async () => {
+    expect(await statuses(t.directUrl, t.account.apiKey, 4)).toEqual([200, 200, 200, 200]);
+    await expectRateLimited(await list(t.directUrl, t.account.apiKey));
+    expect(Number(await redis.get(`telephony:rate:${t.account.sid}`))).toBeGreaterThanOrEqual(2);
+    expect(Number(await redis.get(`telephony:burst:${t.account.sid}`))).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe.runIf(REDIS_URL && ENGINES.includes('postgres'))('the request rate limit in Redis on PostgreSQL', () => {
+  let first: TestServer | undefined;
+  let second: RunningServer | undefined;
+  afterAll(async () => {
+    await second?.close();
+    await first?.stop();
+  });
+
+  it('is one budget for two instances, kept in Redis rather than the database', async () => {
+    first = await startTestServer('postgres', { ...SMALL, REDIS_URL: REDIS_URL! });
+    second = await start({ ...first.config, port: 0 });
+    const account = await first.newAccount();
+    expect(await statuses(first.directUrl, account.apiKey, 2)).toEqual([200, 200]);
+    expect(await statuses(second.url, account.apiKey, 2)).toEqual([200, 200]);
+    await expectRateLimited(await list(second.url, account.apiKey));
+    await expectRateLimited(await list(first.directUrl, account.apiKey));
+    const rows = await first.server.services.store.db.executeQuery<{ n: number }>(
+      CompiledQuery.raw('select count(*)::int as n from rate_limits'),
+    );
+    expect(rows.rows).toEqual([{ n: 0 }]);
   });
 });
