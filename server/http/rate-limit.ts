@@ -39,7 +39,8 @@ export function requestRateLimit(config: Config, store: Store, logger: Logger): 
   if (perSecond === 0 || burst === 0) return null;
   // No offline queue: while Redis is away, requests pass (see below) instead of waiting for it.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : null;
-  redis?.on('error', (err: Error) => logger.warn({ err }, 'rate limit: Redis connection error'));
+  // ioredis reconnects on its own; the middleware logs when counting fails.
+  redis?.on('error', (err: Error) => logger.debug({ err }, 'rate limit: Redis connection error'));
   const counter = (options: IRateLimiterOptions) => counterIn(store, redis, options);
   const perWindow = counter({ keyPrefix: 'rate', points: perSecond, duration: 1 });
   const limiter =
@@ -49,17 +50,24 @@ export function requestRateLimit(config: Config, store: Store, logger: Logger): 
           counter({ keyPrefix: 'burst', points: burst - perSecond, duration: BURST_WINDOW_S }),
         )
       : perWindow;
+  // Logged once when the counters' store starts failing and once when it answers again, not for every request.
+  let failing = false;
   return {
     middleware: (req, _res, next) => {
       const accountSid = req.account?.sid;
       if (!accountSid) return next();
       limiter.consume(accountSid).then(
-        () => next(),
+        () => {
+          if (failing) logger.info('rate limit: its store answers again');
+          failing = false;
+          next();
+        },
         (refused: unknown) => {
           if (!(refused instanceof RateLimiterRes)) {
             // The counters' store failed: let the request through (the database answers for itself next) rather
             // than refuse every account.
-            logger.warn({ err: refused, accountSid }, 'rate limit not checked: its store failed');
+            if (!failing) logger.warn({ err: refused }, 'rate limit not checked while its store fails');
+            failing = true;
             return next();
           }
           const resetSeconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));

@@ -146,3 +146,12 @@ describe.runIf(REDIS_URL && ENGINES.includes('postgres'))('the request rate limi
     expect(rows.rows).toEqual([{ n: 0 }]);
   });
 });
+
+describe.each(ENGINES)('the request rate limit while its Redis does not answer (%s)', (engine) => {
+  // Nothing listens on port 1 of loopback: every attempt to count fails at once.
+  const t = useTestServer({ engine, env: { ...SMALL, REDIS_URL: 'redis://127.0.0.1:1' } });
+
+  it('lets requests through rather than refuse every account', async () => {
+    expect(await statuses(t.directUrl, t.account.apiKey, 6)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+});
