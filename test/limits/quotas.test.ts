@@ -19,7 +19,7 @@ async function heldCount(client: TelephonyClient): Promise<number> {
 }
 
 describe.each(ENGINES)('the quota of numbers per account (%s)', (engine) => {
-  const t = useTestServer({ engine, env: ENV });
+  const t = useTestServer({ engine, env: ENV, contract: true });
 
   it('answers 422 number_quota_exceeded for one number beyond the quota, and does not provision it', async () => {
     const offered = (await searchLocal(t.account.client, 'US', { page_size: QUOTA + 1 })).map((n) => n.phone_number);
@@ -62,7 +62,7 @@ describe.each(ENGINES)('the quota of numbers per account (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('the quota of queued messages per account (%s)', (engine) => {
-  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, ...ENV } });
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, ...ENV }, contract: true });
   // Scheduled an hour ahead, a message stays queued for the whole test.
   const later = () => new Date(Date.now() + 3_600_000).toISOString();
   const send = (client: TelephonyClient, from: string) =>
