@@ -1465,6 +1465,9 @@ export interface components {
          *     - [`to_number_not_owned`](/problems/to_number_not_owned) (422): To number not owned
          *     - [`destination_blocked`](/problems/destination_blocked) (422): Destination blocked
          *     - [`no_proxy_number_available`](/problems/no_proxy_number_available) (422): No proxy number available
+         *     - [`number_quota_exceeded`](/problems/number_quota_exceeded) (422): Number quota exceeded
+         *     - [`message_queue_full`](/problems/message_queue_full) (422): Message queue full
+         *     - [`proxy_session_quota_exceeded`](/problems/proxy_session_quota_exceeded) (422): Proxy session quota exceeded
          *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
          *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
          *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
@@ -1476,7 +1479,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -2006,6 +2009,9 @@ export interface components {
                  *     does not help.
                  *      */
                 "Retry-After"?: number;
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -2047,7 +2053,10 @@ export interface components {
          *     - `to_number_not_owned`: `to` is not a number of your account (sandbox inbound);
          *     - `destination_blocked`: the number cannot receive verification codes (invalid, or
          *       blocked by fraud protection);
-         *     - `no_proxy_number_available`: no free number in your pool for a proxy session.
+         *     - `no_proxy_number_available`: no free number in your pool for a proxy session;
+         *     - `number_quota_exceeded`: your account holds as many numbers as it may (provisioning);
+         *     - `message_queue_full`: your account has as many messages `queued` as it may (send);
+         *     - `proxy_session_quota_exceeded`: your account has as many open proxy sessions as it may.
          *      */
         UnprocessableEntity: {
             headers: {
@@ -2133,6 +2142,14 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description With `rate_limited` from the request rate limit: the requests your account may make per
+         *     1-second window (`RATE_LIMIT_PER_SECOND`), before its burst allowance.
+         *      */
+        RateLimitLimit: number;
+        /** @description With `rate_limited` from the request rate limit, the requests left in the current window, `0`. */
+        RateLimitRemaining: number;
+        /** @description With `rate_limited` from the request rate limit, the seconds until the current window ends. */
+        RateLimitReset: number;
         /** @description `true` when this response is a replay of the first response to the same `Idempotency-Key`
          *     (sent within 24 hours); absent on a first response.
          *      */

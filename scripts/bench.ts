@@ -90,6 +90,13 @@ async function main(): Promise<void> {
     `# bench: ${CONNECTIONS} connections, ${DURATION} s each, ` +
       `loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`,
   );
+  // The load comes from one account, far above the per-account request rate: the limit is off unless asked for.
+  const rate = (JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>).RATE_LIMIT_PER_SECOND ?? '0';
+  console.log(
+    rate === '0'
+      ? 'rate limit: off (RATE_LIMIT_PER_SECOND=0; set it in BENCH_ENV to measure it)\n'
+      : `rate limit: on, RATE_LIMIT_PER_SECOND=${rate} (from BENCH_ENV)\n`,
+  );
   // The bare route stays up for the scenarios that measure it again between their own rounds (see barePost).
   const bare = await launch('bare');
   try {

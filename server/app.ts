@@ -43,6 +43,7 @@ function createApp(services: Services): Express {
   // key gets its 401 without the server reading, decompressing or parsing a byte of the body.
   assertKeyedOperationsUnderV1(loadSpec().operations);
   app.use('/v1', requireApiKey(accounts));
+  if (services.rateLimit) app.use('/v1', services.rateLimit.middleware);
   // Only /v1 takes bodies: the public routes are all GETs, and leave a body unread.
   app.use('/v1', readBody());
   app.use(
@@ -138,6 +139,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       });
       await Promise.all([worker.stop(), webhookDelivery.stop()]);
       await services.webhooks.close();
+      await services.rateLimit?.close();
       if (!options.store) await store.close();
     },
   };

@@ -339,6 +339,63 @@ export const SETTINGS = {
       'Verification codes one account may send per hour, first sends and re-sends (a guard against SMS pumping); ' +
       'beyond it 429 rate_limited.',
   }),
+  rateLimitPerSecond: integer({
+    env: 'RATE_LIMIT_PER_SECOND',
+    default: 100,
+    min: 0,
+    max: 1_000_000,
+    description:
+      'Requests one account may make per second on `/v1` (a 1-second window), beyond which it draws on its burst ' +
+      'allowance, then answers 429 rate_limited with Retry-After and RateLimit-* headers. 0 turns the limit off. ' +
+      'Counted in Redis with REDIS_URL, else in the database on PostgreSQL (either way shared by every instance), ' +
+      'else in memory (SQLite).',
+  }),
+  rateLimitBurst: integer({
+    env: 'RATE_LIMIT_BURST',
+    default: 200,
+    min: 0,
+    max: 1_000_000,
+    description:
+      'The most requests one account may make within one second: the requests beyond RATE_LIMIT_PER_SECOND come ' +
+      'from a burst allowance of RATE_LIMIT_BURST − RATE_LIMIT_PER_SECOND requests per 10 seconds (so sustained ' +
+      'traffic may reach RATE_LIMIT_PER_SECOND plus a tenth of that allowance). 0 turns the limit off.',
+  }),
+  redisUrl: optional({
+    env: 'REDIS_URL',
+    description:
+      'Count the request rate limit in this Redis, shared by every instance using it (else in the database on ' +
+      'PostgreSQL, in memory on SQLite). While Redis does not answer, requests are let through (logged).',
+    accepts: 'a redis:// or rediss:// URL',
+    read: (raw) => (/^rediss?:\/\//.test(raw) ? raw : undefined),
+    show: (raw) => raw.replace(/:[^:@/]*@/, ':***@'),
+  }),
+  maxNumbersPerAccount: integer({
+    env: 'MAX_NUMBERS_PER_ACCOUNT',
+    default: 1000,
+    min: 1,
+    max: 10_000_000,
+    description:
+      'Phone numbers one account may hold at once; provisioning another answers 422 number_quota_exceeded. ' +
+      'Exact under concurrent requests.',
+  }),
+  maxQueuedMessages: integer({
+    env: 'MAX_QUEUED_MESSAGES',
+    default: 100_000,
+    min: 1,
+    max: 100_000_000,
+    description:
+      'Messages one account may have `queued` at once (waiting to be sent, scheduled ones included); sending ' +
+      'another answers 422 message_queue_full. Exact under concurrent requests.',
+  }),
+  maxOpenProxySessions: integer({
+    env: 'MAX_OPEN_PROXY_SESSIONS',
+    default: 1000,
+    min: 1,
+    max: 10_000_000,
+    description:
+      'Proxy sessions one account may have open at once (answered 422 proxy_session_quota_exceeded beyond it). ' +
+      'Applies once proxy sessions are built; this build answers 501 for them.',
+  }),
 };
 
 /** The settings as the server uses them: one property per entry of SETTINGS, typed by what its parse returns. */
@@ -407,6 +464,14 @@ export const RULES: ConfigRule[] = [
         `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs})), here ${(longest / DAY_MS).toFixed(1)} days`
       );
     },
+  },
+  {
+    rule: 'RATE_LIMIT_BURST ≥ RATE_LIMIT_PER_SECOND, or either is 0 (off)',
+    why: 'the burst is the most requests allowed within one second, so it cannot be below the rate per second',
+    check: (c) =>
+      c.rateLimitPerSecond === 0 || c.rateLimitBurst === 0 || c.rateLimitBurst >= c.rateLimitPerSecond
+        ? null
+        : `RATE_LIMIT_BURST (${c.rateLimitBurst}) must be at least RATE_LIMIT_PER_SECOND (${c.rateLimitPerSecond})`,
   },
 ];
 

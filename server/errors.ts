@@ -165,6 +165,29 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'No number of your proxy pool is free for this pair of participants.',
     remedy: 'Provision another number for the pool, or close sessions you no longer need.',
   },
+  number_quota_exceeded: {
+    status: 422,
+    title: 'Number quota exceeded',
+    explanation: 'Your account holds as many phone numbers as it may (the MAX_NUMBERS_PER_ACCOUNT setting).',
+    remedy: 'Release numbers you no longer use, or ask the operator to raise the quota.',
+  },
+  message_queue_full: {
+    status: 422,
+    title: 'Message queue full',
+    explanation:
+      'Your account has as many messages queued (waiting to be sent, scheduled ones included) as it may ' +
+      '(the MAX_QUEUED_MESSAGES setting).',
+    remedy:
+      'Wait until queued messages are sent, or cancel scheduled ones (DELETE), then retry; or ask the operator ' +
+      'to raise the quota.',
+  },
+  // Answered once proxy sessions are built; MAX_OPEN_PROXY_SESSIONS already sets it.
+  proxy_session_quota_exceeded: {
+    status: 422,
+    title: 'Proxy session quota exceeded',
+    explanation: 'Your account has as many open proxy sessions as it may (the MAX_OPEN_PROXY_SESSIONS setting).',
+    remedy: 'Close sessions you no longer need, or ask the operator to raise the quota.',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limited',
@@ -334,7 +357,20 @@ export const errors = {
   toNumberNotOwned: (number: string) =>
     new ApiError('to_number_not_owned', `${number} is not a number of your account.`),
   destinationBlocked: (reason: string) => new ApiError('destination_blocked', reason),
+  numberQuotaExceeded: (max: number) =>
+    new ApiError('number_quota_exceeded', `Your account holds ${max} numbers, its quota; release one first.`),
+  messageQueueFull: (max: number) =>
+    new ApiError(
+      'message_queue_full',
+      `Your account has ${max} messages queued, its quota; wait until some are sent, or cancel scheduled ones.`,
+    ),
   // 429
+  /** The request rate limit (server/http/rate-limit.ts); `headers` carries its RateLimit-* fields. */
+  rateLimited: (retryAfterSeconds: number, headers: Record<string, string>) =>
+    new ApiError('rate_limited', 'Your account sent requests faster than its rate limit; slow down.', undefined, {
+      ...headers,
+      ...retryAfter(retryAfterSeconds),
+    }),
   verificationSendCapReached: (cap: number, retryAfterSeconds: number) =>
     new ApiError(
       'rate_limited',

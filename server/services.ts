@@ -16,6 +16,7 @@ import { NumberService } from './numbers/service.js';
 import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
 import { Retention } from './system/retention.js';
+import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 
 export interface Services {
   config: Config;
@@ -33,6 +34,8 @@ export interface Services {
   verify: VerificationService;
   accountSettings: AccountSettingsService;
   retention: Retention;
+  /** The per-account request rate on /v1, or null when it is off. */
+  rateLimit: RequestRateLimit | null;
   /** Keys HMACs of short secrets such as OTP codes (SECRET_KEY, or generated once into DATA_DIR/secret.key). */
   secretKey: string;
   /** Seals and opens the accounts' webhook signing secrets. */
@@ -43,9 +46,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const carrier = new SandboxCarrier(config, store.dialect, secretKey);
   const webhookSecrets = new WebhookSecretBox(secretKey);
   const webhooks = new WebhookService(store, config, logger, webhookSecrets);
-  const messages = new MessageService(store, carrier, webhooks, logger);
+  const messages = new MessageService(store, carrier, webhooks, logger, config.maxQueuedMessages);
   const addresses = new AddressService(store, config.addressVerificationDelay);
-  const numbers = new NumberService(store, addresses.addresses);
+  const numbers = new NumberService(store, addresses.addresses, config.maxNumbersPerAccount);
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   return {
@@ -65,6 +68,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     verify,
     accountSettings: new AccountSettingsService(store),
     retention: new Retention(store, config, logger),
+    rateLimit: requestRateLimit(config, store, logger),
   };
 }
 

@@ -58,6 +58,12 @@ describe('configuration from the environment', () => {
       webhookMaxAttempts: 15,
       webhookAllowPrivate: true,
       verifyMaxSendsPerHour: 1000,
+      rateLimitPerSecond: 100,
+      rateLimitBurst: 200,
+      redisUrl: null,
+      maxNumbersPerAccount: 1000,
+      maxQueuedMessages: 100_000,
+      maxOpenProxySessions: 1000,
     });
   });
 
@@ -184,6 +190,11 @@ describe('rules between settings', () => {
         "event's creation, so an event still being retried past it would be removed as soon as it is given up, " +
         'before anyone could see why it failed',
     ],
+    [
+      { RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '99' },
+      'RATE_LIMIT_BURST (99) must be at least RATE_LIMIT_PER_SECOND (100): the burst is the most requests ' +
+        'allowed within one second, so it cannot be below the rate per second',
+    ],
   ])('rejects %j with the rule it breaks and why', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(problemsOf(env)).toEqual([message]);
@@ -195,6 +206,8 @@ describe('rules between settings', () => {
     { JOB_LEASE_MS: '65000', WEBHOOK_TIMEOUT_MS: '60000' },
     { WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '200' },
     { WEBHOOK_RETENTION_DAYS: '1' },
+    { RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '100' },
+    { RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BURST: '5' },
   ])('accepts %j, on the edge of its rule', (env) => {
     expect(problemsOf(env)).toEqual([]);
   });

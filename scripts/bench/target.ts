@@ -50,6 +50,8 @@ if (kind === 'bare') {
     LOG_LEVEL: 'warn',
     PORT: '0',
     DATA_DIR: dataDir,
+    // The loads come from one account, far above any request rate limit: off unless BENCH_ENV sets it.
+    RATE_LIMIT_PER_SECOND: '0',
     ...(JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>),
   });
   const server = await start(config);

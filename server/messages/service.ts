@@ -62,6 +62,8 @@ export class MessageService {
     private readonly carrier: Carrier,
     webhooks: WebhookService,
     private readonly logger: Logger,
+    /** MAX_QUEUED_MESSAGES: the most messages one account has `queued` at once. */
+    private readonly maxQueued: number,
   ) {
     this.events = new MessageEvents(webhooks);
     this.pipeline = new MessagePipeline(carrier, this.events);
@@ -132,6 +134,12 @@ export class MessageService {
         date_sent: null,
       };
       await messages.insertMessage(tx.db, row);
+      // Counted after the insert, whose trigger added it: on PostgreSQL that holds the account's count row until
+      // this transaction ends, so concurrent sends see each other and the quota is exact. Replies to inbound
+      // messages are not refused (they answer traffic the account does not control), but count.
+      if (row.direction === 'outbound-api' && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
+        throw errors.messageQueueFull(this.maxQueued);
+      }
       await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
       const view = messageView(row);
       await options.recorder?.record(tx, view);

@@ -41,6 +41,15 @@ const updateScheduledIn = prepared(
       .returningAll(),
 );
 
+const selectQueuedCount = prepared((db, accountSid: string) =>
+  db.selectFrom('message_queue_counts').select('queued').where('account_sid', '=', accountSid),
+);
+
+/** How many messages of the account are `queued` (kept by triggers on messages, migration 011_rate_limits). */
+export async function queuedCount(db: Conn, accountSid: string): Promise<number> {
+  return Number((await selectQueuedCount.first(db, accountSid))?.queued ?? 0);
+}
+
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {
   await insertRow.run(db, row);
 }

@@ -10,7 +10,8 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';
-import { NumberStore, type IncomingNumber, type NumberListFilters } from './store.js';
+import { lockAccountQuota } from '../store/account-lock.js';
+import { NumberStore, countHeld, insertNumber, type IncomingNumber, type NumberListFilters } from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
@@ -24,6 +25,8 @@ export class NumberService {
   constructor(
     private readonly store: Store,
     private readonly addresses: AddressStore,
+    /** MAX_NUMBERS_PER_ACCOUNT: the most numbers one account holds at once. */
+    private readonly maxNumbers: number,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -96,16 +99,15 @@ export class NumberService {
       date_updated: now,
     };
     const record = toRecord(row);
-    // The unique index decides a race between two requests for the number: the loser gets the 409.
-    const insert = async (db?: Parameters<NumberStore['insert']>[1]) => {
-      if (!(await this.numbers.insert(row, db))) throw unavailable();
-    };
-    if (!recorder) await insert();
-    else
-      await this.store.transaction(async (tx) => {
-        await insert(tx.db);
-        await recorder.record(tx, record);
-      });
+    // The count and the insert take turns per account (the quota is exact); the unique index decides a race
+    // between two requests for the number: the loser gets the 409. With a key, the response is recorded in the
+    // same transaction as the number it answers.
+    await this.store.transaction(async (tx) => {
+      await lockAccountQuota(tx, this.store.dialect, 'numbers', accountSid);
+      if ((await countHeld(tx.db, accountSid)) >= this.maxNumbers) throw errors.numberQuotaExceeded(this.maxNumbers);
+      if (!(await insertNumber(tx.db, row))) throw unavailable();
+      if (recorder) await recorder.record(tx, record);
+    });
     return record;
   }
 

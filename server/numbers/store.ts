@@ -42,6 +42,27 @@ export async function addressInUse(db: Conn, addressSid: string): Promise<boolea
   );
 }
 
+/** How many numbers the account holds. */
+export async function countHeld(db: Conn, accountSid: string): Promise<number> {
+  const row = await db
+    .selectFrom('incoming_numbers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_sid', '=', accountSid)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Inserts the row; false when another account (or this one) already holds the number. */
+export async function insertNumber(db: Conn, row: IncomingNumberRow): Promise<boolean> {
+  // No error on a taken number: on PostgreSQL an error would end the transaction the quota's check runs in.
+  const result = await db
+    .insertInto('incoming_numbers')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
 export type IncomingNumber = Selectable<IncomingNumberRow>;
 
 export interface NumberListFilters {
@@ -56,17 +77,6 @@ export class NumberStore {
   /** Which of these E.164 numbers some account holds. */
   heldAmong(phoneNumbers: string[]): Promise<Set<string>> {
     return heldAmong(this.db, phoneNumbers);
-  }
-
-  /** Inserts the row; false when another account (or this one) already holds the number. */
-  async insert(row: IncomingNumberRow, db: Db | Tx['db'] = this.db): Promise<boolean> {
-    try {
-      await db.insertInto('incoming_numbers').values(row).execute();
-      return true;
-    } catch (err) {
-      if (isUniqueViolation(err)) return false;
-      throw err;
-    }
   }
 
   find(accountSid: string, sid: string): Promise<IncomingNumber | undefined> {
@@ -110,10 +120,4 @@ export class NumberStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
-}
-
-/** A duplicate key on either engine (SQLite's constraint code, PostgreSQL's 23505). */
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }

@@ -163,6 +163,12 @@ export interface IdempotencyKeyRow {
   date_created: string;
 }
 
+/** How many messages of an account are `queued`, kept by triggers on messages (migration 011_rate_limits). */
+interface MessageQueueCountRow {
+  account_sid: string;
+  queued: number;
+}
+
 interface CarrierSendSlotRow {
   from_number: string;
   next_at: string;
@@ -232,6 +238,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptRow;
   idempotency_keys: IdempotencyKeyRow;
   carrier_send_slots: CarrierSendSlotRow;
+  message_queue_counts: MessageQueueCountRow;
   verifications: VerificationRow;
   verification_sends: VerificationSendRow;
   account_settings: AccountSettingsRow;

@@ -55,6 +55,8 @@ export function testEnv(engine: Engine, dataDir: string, env: Record<string, str
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     JOB_POLL_MS: '20',
+    // Off unless a test sets it: suites that send thousands of requests (the fuzz suite) must not meet it.
+    RATE_LIMIT_PER_SECOND: '0',
     ...(engine === 'postgres'
       ? { DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_SCHEMA: schemaFor(dataDir) }
       : {}),

@@ -11,6 +11,7 @@ import * as hotPathIndexes from './007_hot_path_indexes.js';
 import * as webhookQueue from './008_webhook_queue.js';
 import * as sealedSecrets from './009_sealed_secrets.js';
 import * as claimCounts from './010_claim_counts.js';
+import * as rateLimits from './011_rate_limits.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -31,6 +32,7 @@ const MIGRATIONS: [string, Up][] = [
   ['008_webhook_queue', webhookQueue.up],
   ['009_sealed_secrets', sealedSecrets.up],
   ['010_claim_counts', claimCounts.up],
+  ['011_rate_limits', rateLimits.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
