@@ -39,9 +39,9 @@ export interface Services {
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
   const carrier = new SandboxCarrier(config, store.dialect);
   const webhooks = new WebhookService(store, config, logger);
-  const messages = new MessageService(store, carrier, webhooks, logger);
+  const messages = new MessageService(store, carrier, webhooks, logger, config.webhookAllowPrivate);
   const addresses = new AddressService(store, config.addressVerificationDelay);
-  const numbers = new NumberService(store, addresses.addresses);
+  const numbers = new NumberService(store, addresses.addresses, config.webhookAllowPrivate);
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   return {
@@ -58,7 +58,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     addresses,
     numbers,
     verify,
-    accountSettings: new AccountSettingsService(store),
+    accountSettings: new AccountSettingsService(store, config.webhookAllowPrivate),
     retention: new Retention(store, config, logger),
   };
 }

@@ -53,7 +53,7 @@ describe('configuration from the environment', () => {
       webhookRetryMaxMs: 3_600_000,
       webhookRetentionDays: 30,
       webhookMaxAttempts: 15,
-      webhookAllowPrivate: true,
+      webhookAllowPrivate: 'loopback',
       verifyMaxSendsPerHour: 1000,
     });
   });

@@ -10,6 +10,7 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';
+import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { NumberStore, type IncomingNumber, type NumberListFilters } from './store.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
@@ -23,6 +24,8 @@ export class NumberService {
   constructor(
     store: Store,
     private readonly addresses: AddressStore,
+    /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
+    private readonly privateAddresses: PrivateAddressPolicy,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -60,6 +63,7 @@ export class NumberService {
   }
 
   async provision(accountSid: string, input: ProvisionInput): Promise<IncomingPhoneNumber> {
+    this.checkUrls(input);
     const number = await describeNumber(input.PhoneNumber);
     const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
     if (!number) throw unavailable();
@@ -95,6 +99,11 @@ export class NumberService {
     return toRecord(row);
   }
 
+  private checkUrls(input: ProvisionInput | UpdateInput): void {
+    const { SmsUrl, VoiceUrl, StatusCallback } = input;
+    assertUrlsAllowed(this.privateAddresses, { SmsUrl, VoiceUrl, StatusCallback });
+  }
+
   async get(accountSid: string, sid: string): Promise<IncomingPhoneNumber> {
     return toRecord(await this.owned(accountSid, sid));
   }
@@ -106,6 +115,7 @@ export class NumberService {
 
   async update(accountSid: string, sid: string, input: UpdateInput): Promise<IncomingPhoneNumber> {
     const current = await this.owned(accountSid, sid);
+    this.checkUrls(input);
     const url = (value: string | undefined) => (value === undefined ? undefined : value === '' ? null : value);
     const changes: Partial<IncomingNumberRow> = {
       friendly_name: input.FriendlyName,

@@ -17,7 +17,7 @@ const CONFIG = {
   webhookRetryBaseMs: 20,
   webhookRetryMaxMs: 100,
   webhookMaxAttempts: 10,
-  webhookAllowPrivate: true,
+  webhookAllowPrivate: 'all' as const,
 };
 const RESOURCES = 20;
 const PER_RESOURCE = 25;
