@@ -181,3 +181,16 @@ describe.each(ENGINES)('URLs refused when given, with WEBHOOK_ALLOW_PRIVATE=fals
     expect(status).toBe(200);
   });
 });
+
+describe.each(ENGINES)('URLs refused when given, in production whatever the carrier (%s)', (engine) => {
+  const production = { NODE_ENV: 'production', CARRIER: 'sandbox', SECRET_KEY: 's'.repeat(48) };
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, ...production } });
+
+  it('runs with no private address allowed', () => {
+    expect(t.config).toMatchObject({ nodeEnv: 'production', carrier: 'sandbox', webhookAllowPrivate: 'none' });
+  });
+
+  it.each(cases)('%s: answers 400 url_not_allowed for 127.0.0.1 and stores nothing', async (_, f) => {
+    await expectRefused(t, f, 'http://127.0.0.1:9/hook', /loopback address \(127\.0\.0\.1\)/);
+  });
+});
