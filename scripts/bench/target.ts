@@ -44,6 +44,8 @@ if (kind === 'bare') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const config = loadConfig({
     NODE_ENV: 'production',
+    // The bench's webhook receivers listen on loopback, which production refuses by default.
+    WEBHOOK_ALLOW_PRIVATE: 'loopback',
     LOG_LEVEL: 'warn',
     PORT: '0',
     DATA_DIR: dataDir,
