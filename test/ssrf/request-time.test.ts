@@ -1,6 +1,7 @@
 // Every field that takes a URL the API will call is refused when it is given (400 url_not_allowed naming the field),
 // and nothing is stored. The refused URLs are literals: the server judges them without connecting anywhere.
 import { describe, expect, it } from 'vitest';
+import type { components } from '../../generated/openapi.js';
 import { ENGINES, useTestServer, type TestAccount, type UsedTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
@@ -36,54 +37,37 @@ async function freeNumber(h: Holder): Promise<string> {
   return data!.data[0].phone_number;
 }
 
-const provision = (field: 'SmsUrl' | 'VoiceUrl' | 'StatusCallback'): UrlField => ({
-  operation: 'provisionPhoneNumber',
+/** A number's URL field, given when provisioning a number (`creating`) or when updating the holder's number. */
+const numberField = (field: 'SmsUrl' | 'VoiceUrl' | 'StatusCallback', creating: boolean): UrlField => ({
+  operation: creating ? 'provisionPhoneNumber' : 'updateIncomingPhoneNumber',
   field,
   give: async (_t, h, url) =>
     answer(
-      await h.account.client.POST('/v1/incoming-phone-numbers', {
-        body: { PhoneNumber: await freeNumber(h), [field]: url },
-      }),
+      creating
+        ? await h.account.client.POST('/v1/incoming-phone-numbers', {
+            body: { PhoneNumber: await freeNumber(h), [field]: url },
+          })
+        : await h.account.client.POST('/v1/incoming-phone-numbers/{sid}', {
+            params: { path: { sid: h.numberSid } },
+            body: { FriendlyName: 'changed', [field]: url },
+          }),
     ),
-  state: heldNumbers,
+  state: creating ? heldNumbers : numberOf,
 });
 
-const update = (field: 'SmsUrl' | 'VoiceUrl' | 'StatusCallback'): UrlField => ({
-  operation: 'updateIncomingPhoneNumber',
+type SendBody = components['schemas']['SendMessageRequest'];
+
+const send = (field: string, fill: (url: string) => Partial<SendBody>): UrlField => ({
+  operation: 'sendMessage',
   field,
   give: async (_t, h, url) =>
-    answer(
-      await h.account.client.POST('/v1/incoming-phone-numbers/{sid}', {
-        params: { path: { sid: h.numberSid } },
-        body: { FriendlyName: 'changed', [field]: url },
-      }),
-    ),
-  state: numberOf,
+    answer(await h.account.client.POST('/v1/messages', { body: { from: h.number, to: '+14155550123', ...fill(url) } })),
+  state: messages,
 });
 
 const FIELDS: UrlField[] = [
-  {
-    operation: 'sendMessage',
-    field: 'status_callback',
-    give: async (_t, h, url) =>
-      answer(
-        await h.account.client.POST('/v1/messages', {
-          body: { from: h.number, to: '+14155550123', body: 'x', status_callback: url },
-        }),
-      ),
-    state: messages,
-  },
-  {
-    operation: 'sendMessage',
-    field: 'media_url',
-    give: async (_t, h, url) =>
-      answer(
-        await h.account.client.POST('/v1/messages', {
-          body: { from: h.number, to: '+14155550123', media_url: ['https://cdn.example.com/a.png', url] },
-        }),
-      ),
-    state: messages,
-  },
+  send('status_callback', (url) => ({ body: 'x', status_callback: url })),
+  send('media_url', (url) => ({ media_url: ['https://cdn.example.com/a.png', url] })),
   {
     operation: 'injectInboundMessage',
     field: 'media_url',
@@ -95,12 +79,9 @@ const FIELDS: UrlField[] = [
       ),
     state: messages,
   },
-  provision('SmsUrl'),
-  provision('VoiceUrl'),
-  provision('StatusCallback'),
-  update('SmsUrl'),
-  update('VoiceUrl'),
-  update('StatusCallback'),
+  ...[true, false].flatMap((creating) =>
+    (['SmsUrl', 'VoiceUrl', 'StatusCallback'] as const).map((field) => numberField(field, creating)),
+  ),
   {
     operation: 'updateAccount',
     field: 'verify_callback_url',
