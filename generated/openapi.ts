@@ -1163,12 +1163,16 @@ export interface components {
         HttpMethod: "GET" | "POST";
         /**
          * Format: uri
-         * @description An absolute http or https URL.
+         * @description An absolute http or https URL without credentials, whose host is not a non-public IP address
+         *     (else `400 url_not_allowed`; loopback is allowed outside production, see `WEBHOOK_ALLOW_PRIVATE`).
+         *
          * @example https://app.example.com/webhooks/sms
          */
         HttpUrl: string;
         /**
-         * @description An absolute http or https URL, or an empty string to clear the setting.
+         * @description An absolute http or https URL, or an empty string to clear the setting. The URL follows the
+         *     rules of `HttpUrl` (else `400 url_not_allowed`).
+         *
          * @example https://app.example.com/webhooks/sms
          */
         HttpUrlOrEmpty: string;
@@ -1445,6 +1449,7 @@ export interface components {
          *     - [`invalid_json`](/problems/invalid_json) (400): Malformed JSON body
          *     - [`invalid_body`](/problems/invalid_body) (400): Unreadable body
          *     - [`batch_too_large`](/problems/batch_too_large) (400): Batch too large
+         *     - [`url_not_allowed`](/problems/url_not_allowed) (400): URL not allowed
          *     - [`unauthorized`](/problems/unauthorized) (401): Unauthorized
          *     - [`not_found`](/problems/not_found) (404): Not found
          *     - [`method_not_allowed`](/problems/method_not_allowed) (405): Method not allowed
@@ -1479,7 +1484,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -1853,6 +1858,9 @@ export interface components {
          *     `invalid_body`: the body cannot be read (corrupt gzip, deflate or br data, a body shorter
          *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels); the
          *     `detail` says which.
+         *     `url_not_allowed`: a URL the API would call
+         *     (a webhook, instructions, media) is not http(s), carries credentials, or its host is a
+         *     private, loopback, link-local or otherwise non-public address; `errors` names the field.
          *      */
         BadRequest: {
             headers: {

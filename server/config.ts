@@ -1,6 +1,7 @@
 // The one place that reads the environment. Each setting is declared once below (variable, default, accepted values,
 // meaning); the `Config` type, the checks at start and docs/configuration.md (`npm run docs:config`) derive from it.
 import path from 'node:path';
+import type { PrivateAddressPolicy } from './webhooks/address-guard.js';
 
 export class ConfigError extends Error {}
 
@@ -84,6 +85,12 @@ function optional(spec: Omit<SettingSpec<string | null>, 'fallback' | 'default'>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
+
+const PRIVATE_ADDRESS_POLICIES = new Map<string, PrivateAddressPolicy>([
+  ['true', 'all'],
+  ['loopback', 'loopback'],
+  ['false', 'none'],
+]);
 
 export type VerificationDelay = { ms: number } | { businessDays: number };
 
@@ -324,11 +331,18 @@ export const SETTINGS = {
     max: 100,
     description: 'Attempts before a webhook event is given up as failed.',
   }),
-  webhookAllowPrivate: bool({
+  webhookAllowPrivate: setting<PrivateAddressPolicy>({
     env: 'WEBHOOK_ALLOW_PRIVATE',
-    description: 'Allow webhook URLs that resolve to private, loopback or link-local addresses.',
-    default: '`true` with `CARRIER=sandbox`, else `false`',
-    fallback: (env) => (env.CARRIER ?? 'sandbox') === 'sandbox' || env.CARRIER === '',
+    description:
+      'Which non-public addresses URLs the API stores or calls (webhooks, instructions, media) may point at: ' +
+      '`true` allows all, `loopback` only 127.0.0.0/8, ::1 and `localhost` (for local receivers), `false` none. ' +
+      'Private, link-local, CGNAT, NAT64, 6to4, multicast, documentation and other reserved ranges are refused ' +
+      'when a URL is given (`400 url_not_allowed`, by its literal host) and again at delivery (by what a name ' +
+      'resolves to).',
+    default: '`false` with `NODE_ENV=production`, else `loopback`',
+    accepts: 'true, loopback or false',
+    fallback: (env) => (env.NODE_ENV === 'production' ? 'none' : 'loopback'),
+    read: (raw) => PRIVATE_ADDRESS_POLICIES.get(raw),
   }),
   verifyMaxSendsPerHour: integer({
     env: 'VERIFY_MAX_SENDS_PER_HOUR',

@@ -42,6 +42,16 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'A batch request holds more items than one request may carry.',
     remedy: 'Split the items over several requests; the detail gives the limit.',
   },
+  url_not_allowed: {
+    status: 400,
+    title: 'URL not allowed',
+    explanation:
+      'A URL the API would call (a webhook, instructions, media) is not http or https, carries a user name or ' +
+      'password, or its host is a private, loopback, link-local or otherwise non-public IP address.',
+    remedy:
+      'Give a public http(s) URL without credentials in the field the errors list names; the server setting ' +
+      'WEBHOOK_ALLOW_PRIVATE decides which non-public addresses are allowed.',
+  },
   unauthorized: {
     status: 401,
     title: 'Unauthorized',
@@ -279,6 +289,9 @@ export const errors = {
     new ApiError('batch_too_large', `${field}: at most ${max} items per request, got ${got}.`, [
       { field, message: `must have at most ${max} items` },
     ]),
+  /** `reason` completes "<field> ..." (from url-policy.ts's checkUrl). */
+  urlNotAllowed: (field: string, reason: string) =>
+    new ApiError('url_not_allowed', `${field}: ${reason}.`, [{ field, message: reason }]),
   // 401
   missingApiKey: () =>
     new ApiError('unauthorized', 'A valid API key is required: send "Authorization: Bearer <API_KEY>".', undefined, {

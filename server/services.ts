@@ -46,9 +46,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const carrier = new SandboxCarrier(config, store.dialect, secretKey);
   const webhookSecrets = new WebhookSecretBox(secretKey);
   const webhooks = new WebhookService(store, config, logger, webhookSecrets);
-  const messages = new MessageService(store, carrier, webhooks, logger, config.maxQueuedMessages);
+  const messages = new MessageService(store, carrier, webhooks, logger, config.maxQueuedMessages, config.webhookAllowPrivate);
   const addresses = new AddressService(store, config.addressVerificationDelay);
-  const numbers = new NumberService(store, addresses.addresses, config.maxNumbersPerAccount);
+  const numbers = new NumberService(store, addresses.addresses, config.maxNumbersPerAccount, config.webhookAllowPrivate);
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   return {
@@ -66,7 +66,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     addresses,
     numbers,
     verify,
-    accountSettings: new AccountSettingsService(store),
+    accountSettings: new AccountSettingsService(store, config.webhookAllowPrivate),
     retention: new Retention(store, config, logger),
     rateLimit: requestRateLimit(config, store, logger),
   };

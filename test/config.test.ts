@@ -56,7 +56,7 @@ describe('configuration from the environment', () => {
       webhookRetryMaxMs: 3_600_000,
       webhookRetentionDays: 30,
       webhookMaxAttempts: 15,
-      webhookAllowPrivate: true,
+      webhookAllowPrivate: 'loopback',
       verifyMaxSendsPerHour: 1000,
       rateLimitPerSecond: 100,
       rateLimitBurst: 200,

@@ -47,6 +47,8 @@ if (kind === 'bare') {
     NODE_ENV: 'production',
     // Production requires a server secret; the bench's database is thrown away, so any will do.
     SECRET_KEY: randomBytes(32).toString('base64url'),
+    // The bench's webhook receivers listen on loopback, which production refuses by default.
+    WEBHOOK_ALLOW_PRIVATE: 'loopback',
     LOG_LEVEL: 'warn',
     PORT: '0',
     DATA_DIR: dataDir,

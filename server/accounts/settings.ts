@@ -4,13 +4,18 @@ import type { components } from '../../generated/openapi.js';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
+import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { accountWithSettings, setVerifyCallbackUrl } from './store.js';
 
 export type AccountRecord = components['schemas']['Account'];
 export type UpdateAccountInput = components['schemas']['UpdateAccountRequest'];
 
 export class AccountSettingsService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
+    private readonly privateAddresses: PrivateAddressPolicy,
+  ) {}
 
   async get(accountSid: string): Promise<AccountRecord> {
     const row = await accountWithSettings(this.store.db, accountSid);
@@ -27,6 +32,7 @@ export class AccountSettingsService {
   }
 
   async update(accountSid: string, input: UpdateAccountInput): Promise<AccountRecord> {
+    assertUrlsAllowed(this.privateAddresses, { verify_callback_url: input.verify_callback_url });
     if (input.verify_callback_url !== undefined) {
       const url = input.verify_callback_url === '' ? null : input.verify_callback_url;
       const now = nowIso(this.store.clock);

@@ -15,6 +15,7 @@ import { parseReplies } from './replies.js';
 import { countSegments } from './segments.js';
 import * as messages from './store.js';
 import { incomingNumber } from '../numbers/store.js';
+import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 
@@ -64,6 +65,8 @@ export class MessageService {
     private readonly logger: Logger,
     /** MAX_QUEUED_MESSAGES: the most messages one account has `queued` at once. */
     private readonly maxQueued: number,
+    /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
+    private readonly privateAddresses: PrivateAddressPolicy,
   ) {
     this.events = new MessageEvents(webhooks);
     this.pipeline = new MessagePipeline(carrier, this.events);
@@ -91,6 +94,7 @@ export class MessageService {
       throw errors.invalidField('media_url', 'must be http or https URLs');
     if (input.channel === 'sms' && media.length)
       throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
+    assertUrlsAllowed(this.privateAddresses, { media_url: media, status_callback: input.status_callback });
     const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
     if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
       throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
@@ -192,6 +196,7 @@ export class MessageService {
     if (!this.carrier.isSandbox) throw errors.sandboxInactive();
     const media = input.media_url ?? [];
     if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
+    assertUrlsAllowed(this.privateAddresses, { media_url: media });
     return this.store.transaction(async (tx) => {
       const number = await incomingNumber(tx.db, input.to);
       if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);

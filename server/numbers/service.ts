@@ -11,6 +11,7 @@ import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { addressFor } from './regulatory.js';
 import { lockAccountQuota } from '../store/account-lock.js';
+import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { NumberStore, countHeld, insertNumber, type IncomingNumber, type NumberListFilters } from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 
@@ -27,6 +28,8 @@ export class NumberService {
     private readonly addresses: AddressStore,
     /** MAX_NUMBERS_PER_ACCOUNT: the most numbers one account holds at once. */
     private readonly maxNumbers: number,
+    /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
+    private readonly privateAddresses: PrivateAddressPolicy,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -68,6 +71,7 @@ export class NumberService {
     input: ProvisionInput,
     { recorder }: { recorder?: ResponseRecorder } = {},
   ): Promise<IncomingPhoneNumber> {
+    this.checkUrls(input);
     const number = await describeNumber(input.PhoneNumber);
     const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
     if (!number) throw unavailable();
@@ -111,6 +115,11 @@ export class NumberService {
     return record;
   }
 
+  private checkUrls(input: ProvisionInput | UpdateInput): void {
+    const { SmsUrl, VoiceUrl, StatusCallback } = input;
+    assertUrlsAllowed(this.privateAddresses, { SmsUrl, VoiceUrl, StatusCallback });
+  }
+
   async get(accountSid: string, sid: string): Promise<IncomingPhoneNumber> {
     return toRecord(await this.owned(accountSid, sid));
   }
@@ -122,6 +131,7 @@ export class NumberService {
 
   async update(accountSid: string, sid: string, input: UpdateInput): Promise<IncomingPhoneNumber> {
     const current = await this.owned(accountSid, sid);
+    this.checkUrls(input);
     const url = (value: string | undefined) => (value === undefined ? undefined : value === '' ? null : value);
     const changes: Partial<IncomingNumberRow> = {
       friendly_name: input.FriendlyName,

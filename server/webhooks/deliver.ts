@@ -1,8 +1,8 @@
 // One HTTP attempt of a webhook: POST the JSON body with its signed headers, bounded by a timeout.
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import { PrivateAddressError, isPrivateAddress, publicOnlyLookup } from './address-guard.js';
+import { PrivateAddressError, guardedLookup, type PrivateAddressPolicy } from './address-guard.js';
+import { checkUrl } from './url-policy.js';
 
 export interface AttemptResult {
   ok: boolean;
@@ -29,7 +29,8 @@ const agents = {
 
 export interface DeliverOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Which non-public addresses may be called (WEBHOOK_ALLOW_PRIVATE). */
+  privateAddresses: PrivateAddressPolicy;
 }
 
 export async function postWebhook(
@@ -55,18 +56,10 @@ function attempt(
   const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: took() });
   const failed = (error: string, permanent = false) => failedAttempt(error, permanent, took());
 
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return Promise.resolve(failed('invalid URL', true));
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    return Promise.resolve(failed('only http and https URLs are called', true));
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
-    return Promise.resolve(failed(new PrivateAddressError(host, host).message, true));
-  }
+  // The policy that refused the URL when it was given refuses it here too (it may predate a stricter setting).
+  const refused = checkUrl(url, options.privateAddresses);
+  if (refused) return Promise.resolve(failed(`refused: the URL ${refused}`, true));
+  const target = new URL(url);
 
   return new Promise((resolve) => {
     const lib = target.protocol === 'https:' ? https : http;
@@ -81,7 +74,7 @@ function attempt(
           'content-length': Buffer.byteLength(body),
           'user-agent': 'telephony-webhooks/1',
         },
-        lookup: options.allowPrivate ? undefined : publicOnlyLookup,
+        lookup: options.privateAddresses === 'all' ? undefined : guardedLookup(options.privateAddresses),
         timeout: options.timeoutMs,
       },
       (res) => {

@@ -143,7 +143,7 @@ export class WebhookService {
           secret: event.secret,
           webhookId: event.id,
           timestamp: this.store.clock.now(),
-          options: { timeoutMs: this.config.webhookTimeoutMs, allowPrivate: this.config.webhookAllowPrivate },
+          options: { timeoutMs: this.config.webhookTimeoutMs, privateAddresses: this.config.webhookAllowPrivate },
         })
       : failedAttempt('the account of this event no longer exists', true);
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);

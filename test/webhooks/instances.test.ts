@@ -18,7 +18,7 @@ const CONFIG = {
   webhookRetryBaseMs: 20,
   webhookRetryMaxMs: 100,
   webhookMaxAttempts: 10,
-  webhookAllowPrivate: true,
+  webhookAllowPrivate: 'all' as const,
 };
 /** Webhook secrets are stored sealed with the server secret (here a test's own). */
 const SECRETS = new WebhookSecretBox('s'.repeat(40));

@@ -6,7 +6,7 @@ import { WebhookSender } from '../../server/webhooks/sender.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const SECRET = `whsec_${Buffer.from('a test secret of enough length!!').toString('base64')}`;
-const options = { timeoutMs: 5000, allowPrivate: true };
+const options = { timeoutMs: 5000, privateAddresses: 'all' as const };
 /** The account's secret, and the attempt's time (the app's clock's in the server) for its webhook-timestamp. */
 const signing = () => ({ secret: SECRET, timestamp: Date.now() });
 
