@@ -46,9 +46,21 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const carrier = new SandboxCarrier(config, store.dialect, secretKey);
   const webhookSecrets = new WebhookSecretBox(secretKey);
   const webhooks = new WebhookService(store, config, logger, webhookSecrets);
-  const messages = new MessageService(store, carrier, webhooks, logger, config.maxQueuedMessages, config.webhookAllowPrivate);
+  const messages = new MessageService(
+    store,
+    carrier,
+    webhooks,
+    logger,
+    config.maxQueuedMessages,
+    config.webhookAllowPrivate,
+  );
   const addresses = new AddressService(store, config.addressVerificationDelay);
-  const numbers = new NumberService(store, addresses.addresses, config.maxNumbersPerAccount, config.webhookAllowPrivate);
+  const numbers = new NumberService(
+    store,
+    addresses.addresses,
+    config.maxNumbersPerAccount,
+    config.webhookAllowPrivate,
+  );
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   return {
