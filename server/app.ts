@@ -99,6 +99,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));
   const services = createServices(config, store, logger, await secret.load(store.db));
   const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
+  await services.rateLimit?.ready();
   const app = createApp(services);
   // Background work: the jobs table and the webhook events, each its own queue on the same settings.
   const background = {

@@ -24,11 +24,20 @@ import { errors } from '../errors.js';
 const BURST_WINDOW_S = 10;
 /** The table of migration 011_rate_limits: the counters of both limiters, one row per account and limiter. */
 const TABLE = 'rate_limits';
+/** The longest a start waits for Redis to answer its first connection attempt before serving without it. */
+const REDIS_FIRST_CONNECT_MS = 5000;
+/** How long a request waits for Redis to count it before passing uncounted (a stalled or half-open Redis). */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** Redis keys are `telephony:rate:<account sid>` and `telephony:burst:<account sid>`. */
 const REDIS_PREFIX = 'telephony';
 
 export interface RequestRateLimit {
   middleware: (req: Request, res: Response, next: NextFunction) => void;
+  /**
+   * Settles once the counters' store has answered its first connection attempt (at once without Redis): awaited
+   * before the server listens, so the first requests are counted rather than let through as if the store failed.
+   */
+  ready(): Promise<void>;
   /** Closes the Redis connection, when there is one. */
   close(): Promise<void>;
 }
@@ -38,7 +47,14 @@ export function requestRateLimit(config: Config, store: Store, logger: Logger): 
   const { rateLimitPerSecond: perSecond, rateLimitBurst: burst } = config;
   if (perSecond === 0 || burst === 0) return null;
   // No offline queue: while Redis is away, requests pass (see below) instead of waiting for it.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : null;
+  // A command that Redis does not answer within REDIS_COMMAND_TIMEOUT_MS fails, and the request passes.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        enableOfflineQueue: false,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        maxRetriesPerRequest: 1,
+      })
+    : null;
   // ioredis reconnects on its own; the middleware logs when counting fails.
   redis?.on('error', (err: Error) => logger.debug({ err }, 'rate limit: Redis connection error'));
   const counter = (options: IRateLimiterOptions) => counterIn(store, redis, options);
@@ -80,10 +96,29 @@ export function requestRateLimit(config: Config, store: Store, logger: Logger): 
         },
       );
     },
+    ready: () => (redis ? firstConnection(redis, logger) : Promise.resolve()),
     async close() {
       if (redis) await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** Resolves once Redis is ready, its first attempt failed (requests then pass, as in any outage), or a while passed. */
+function firstConnection(redis: Redis, logger: Logger): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const settle = (err?: Error) => {
+      clearTimeout(timer);
+      redis.off('ready', settle);
+      redis.off('error', settle);
+      if (err || redis.status !== 'ready')
+        logger.warn({ err }, 'rate limit: Redis is not answering; serving without it');
+      resolve();
+    };
+    const timer = setTimeout(settle, REDIS_FIRST_CONNECT_MS);
+    redis.once('ready', settle);
+    redis.once('error', settle);
+  });
 }
 
 function counterIn(store: Store, redis: Redis | null, options: IRateLimiterOptions) {
@@ -107,5 +142,7 @@ function counterIn(store: Store, redis: Redis | null, options: IRateLimiterOptio
     storeType: 'pool',
     tableName: TABLE,
     tableCreated: true,
+    // Rows are one per account and limiter, updated in place: nothing to sweep, and no timer to outlive close().
+    clearExpiredByTimeout: false,
   });
 }
