@@ -1,0 +1,87 @@
+// The 5xx the fuzz suite found, each pinned by a focused test: huge page sizes and NUL characters in text.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
+import { FAST_PIPELINE } from '../support/messaging.js';
+import { stateOfAccount } from '../support/rows.js';
+import { fuzzAccount, type FuzzAccountOf } from './accounts.js';
+
+describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine) => {
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, RATE_LIMIT_PER_SECOND: '0' } });
+  let account: FuzzAccountOf;
+  beforeAll(async () => {
+    account = await fuzzAccount(t);
+  });
+
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(t.directUrl + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${account.apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  async function expectInvalid(res: Response, field: string) {
+    const problem: any = await res.json();
+    expect(res.status, JSON.stringify(problem)).toBe(400);
+    expect(problem.code).toBe('invalid_request');
+    expect(problem.errors?.map((e: { field: string }) => e.field) ?? [problem.detail]).toContainEqual(
+      expect.stringContaining(field),
+    );
+  }
+
+  // The validator coerces 1e400 to Infinity, which passes its integer and maximum checks; SQL refused LIMIT Infinity.
+  it.each([
+    '/v1/messages',
+    '/v1/incoming-phone-numbers',
+    '/v1/addresses',
+    '/v1/available-phone-numbers/US/Local',
+    '/v1/available-phone-numbers/US/TollFree',
+  ])('answers 400 naming page_size for page_size=1e400 on %s', async (path) => {
+    await expectInvalid(await call('GET', `${path}?page_size=1e400`), 'page_size');
+  });
+
+  // PostgreSQL cannot store U+0000 in text: a NUL in a stored or compared text field answered 500 there.
+  it.each([
+    ['POST', '/v1/messages', 'body', () => ({ from: account.number, to: '+15005550003', body: 'a\u0000b' })],
+    [
+      'POST',
+      '/v1/addresses',
+      'customer_name',
+      () => ({
+        customer_name: 'a\u0000',
+        street: 's',
+        city: 'c',
+        region: 'r',
+        postal_code: '10117',
+        iso_country: 'DE',
+      }),
+    ],
+    ['POST', '/v1/incoming-phone-numbers/{sid}', 'FriendlyName', () => ({ FriendlyName: '\u0000' })],
+    [
+      'POST',
+      '/v1/verify/send',
+      'custom_message',
+      () => ({ to: '+15005550003', channel: 'sms', custom_message: '\u0000{code}' }),
+    ],
+    [
+      'POST',
+      '/v1/sandbox/inbound-messages',
+      'body',
+      () => ({ from: '+15005550003', to: account.number, body: '\u0000' }),
+    ],
+  ] as const)('answers 400 and stores nothing for a NUL in %s %s %s', async (method, path, field, body) => {
+    const before = await stateOfAccount(t, account.sid);
+    await expectInvalid(await call(method, path.replace('{sid}', account.numberSid), body()), field);
+    expect(await stateOfAccount(t, account.sid)).toEqual(before);
+  });
+
+  it.each([
+    ['/v1/incoming-phone-numbers?friendly_name=a%00b', 'friendly_name'],
+    ['/v1/available-phone-numbers/US/Local?in_region=%00', 'in_region'],
+    ['/v1/available-phone-numbers/US/Local?in_locality=%00', 'in_locality'],
+  ])('answers 400 for a NUL in the query %s', async (path, field) => {
+    await expectInvalid(await call('GET', path), field);
+  });
+});
