@@ -84,4 +84,21 @@ describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine)
   ])('answers 400 for a NUL in the query %s', async (path, field) => {
     await expectInvalid(await call('GET', path), field);
   });
+
+  // A re-send read the verification as pending, then a cancel (or a check) ended it before the re-send's update:
+  // the update found no row and the send answered 500. A re-send that loses that race starts a new verification.
+  it('answers every re-send racing a cancel with 201, never 500', async () => {
+    const statuses = new Set<number>();
+    for (let round = 0; round < 25; round++) {
+      const to = `+1415555${String(1000 + round).padStart(4, '0')}`;
+      const first: any = await (await call('POST', '/v1/verify/send', { to, channel: 'sms' })).json();
+      const [resend, cancel] = await Promise.all([
+        call('POST', '/v1/verify/send', { to, channel: 'voice' }),
+        call('POST', `/v1/verify/${first.sid}`, { status: 'canceled' }),
+      ]);
+      statuses.add(resend.status);
+      expect(cancel.status).toBe(200);
+    }
+    expect([...statuses]).toEqual([201]);
+  });
 });
