@@ -233,7 +233,7 @@ export class RequestFactory {
         1,
         () => {
           const [field] = r.pick(numbers);
-          const literal = r.pick(['1e400', '-1e400', '1e21', '9007199254740993', '1.0e2', '-0']);
+          const literal = r.pick(['1e400', '-1e400', '1e21', '9007199254740993']);
           const { [field]: _, ...others } = body;
           const rest = JSON.stringify(others).slice(1, -1);
           return make(`body.number-literal:${field}:${literal}`, {
@@ -347,7 +347,7 @@ export class RequestFactory {
             '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--',
           ],
           ['json-as-form', 'application/x-www-form-urlencoded', undefined],
-          ['form-as-json', 'application/json', toForm(body)],
+          ['form-as-json', 'application/json', toForm(body) || 'a=1'],
           ['charset-utf16', 'application/json; charset=utf-16', undefined],
           ['charset-bogus', 'application/json; charset=x-bogus', undefined],
           ['octet-stream', 'application/octet-stream', undefined],
