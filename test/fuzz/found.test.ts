@@ -71,6 +71,14 @@ describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine)
       'body',
       () => ({ from: '+15005550003', to: account.number, body: '\u0000' }),
     ],
+    ['POST', '/v1/account', 'verify_callback_url', () => ({ verify_callback_url: 'http://127.0.0.1:9/a\u0000b' })],
+    ['POST', '/v1/incoming-phone-numbers/{sid}', 'SmsUrl', () => ({ SmsUrl: 'http://127.0.0.1:9/\u0000' })],
+    [
+      'POST',
+      '/v1/messages',
+      'status_callback',
+      () => ({ from: account.number, to: '+15005550003', body: 'x', status_callback: 'http://127.0.0.1:9/\u0000' }),
+    ],
   ] as const)('answers 400 and stores nothing for a NUL in %s %s %s', async (method, path, field, body) => {
     const before = await stateOfAccount(t, account.sid);
     await expectInvalid(await call(method, path.replace('{sid}', account.numberSid), body()), field);
