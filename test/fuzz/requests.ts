@@ -126,6 +126,24 @@ export class RequestFactory {
       });
     };
     if (freeBody.length) choices.push(textInBody, textInBody, textInBody);
+    const urls = body
+      ? Object.entries<Schema>(op.bodySchema!.properties ?? {})
+          .filter(([, schema]) => /https/.test(flatten(schema).pattern ?? ''))
+          .map(([name]) => name)
+      : [];
+    if (urls.length) {
+      // Appended to the path of a loopback URL, so the host stays 127.0.0.1 whatever the text.
+      const urlVariant = () => {
+        const field = r.pick(urls);
+        const [kind, text] = r.pick(ODD_TEXT);
+        return this.request(op, account, `url.${kind}:${field}`, 'any', {
+          body: { ...body!, [field]: `${LOOPBACK_URL}/${text}` },
+          form: r.chance(0.3),
+          query,
+        });
+      };
+      choices.push(urlVariant, urlVariant);
+    }
     const freeQuery = this.queryParams(op).filter((p) => isFreeText(p.schema));
     if (freeQuery.length) {
       choices.push(() => {
@@ -166,6 +184,18 @@ export class RequestFactory {
     const choices: [number, () => FuzzRequest][] = [];
     choices.push([1, () => make(`query.unknown-param`, { query: { ...query, surprise: 'x' } })]);
     choices.push([1, () => make('method.wrong', { method: r.pick(this.methodsNotAt(op.path)) })]);
+    if (body && this.takesIdempotencyKey(op)) {
+      choices.push([
+        1,
+        () => {
+          const [kind, key] = r.pick<[string, string]>([
+            ['too-long', 'k'.repeat(256)],
+            ['empty', ''],
+          ]);
+          return make(`header.idempotency-key:${kind}`, { body, idempotencyKey: key });
+        },
+      ]);
+    }
     if (body) this.bodyMutations(op, body, make, choices);
     const queryParams = this.queryParams(op);
     if (queryParams.length) this.queryMutations(queryParams, query, make, choices);
@@ -456,6 +486,7 @@ export class RequestFactory {
     }
     if (body && parts.contentEncoding) headers['content-encoding'] = parts.contentEncoding;
     if (body && op.bodySchema && r.chance(0.1)) headers['idempotency-key'] = `fuzz-${r.hex(12)}`;
+    if (parts.idempotencyKey !== undefined) headers['idempotency-key'] = parts.idempotencyKey;
     return {
       operationId: op.operationId,
       variant,
@@ -607,6 +638,13 @@ export class RequestFactory {
     return /^\^([A-Z]{2})/.exec(pattern)![1];
   }
 
+  private takesIdempotencyKey(op: OperationInfo): boolean {
+    const item = this.document.paths[op.path];
+    return [...(item.parameters ?? []), ...(item[op.method].parameters ?? [])]
+      .map((p: Schema) => this.resolve(p))
+      .some((p: Schema) => p.in === 'header' && p.name === 'Idempotency-Key');
+  }
+
   private methodsNotAt(path: string): string[] {
     const taken = new Set(this.operations.filter((o) => o.path === path).map((o) => o.method.toUpperCase()));
     return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !taken.has(m) && m !== 'GET');
@@ -637,6 +675,7 @@ interface Parts {
   rawPathValues?: Record<string, string>;
   suffix?: string;
   method?: string;
+  idempotencyKey?: string;
 }
 
 /** A second value for one scalar field of the body (an array where the schema wants one value), or an unknown key. */
