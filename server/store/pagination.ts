@@ -28,10 +28,16 @@ function encodePageToken(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
+/** What encodePageToken writes: a date_created (ISO 8601, UTC) and a sid (two letters and 32 hex digits). */
+const CURSOR_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const CURSOR_SID = /^[A-Z]{2}[0-9a-f]{32}$/;
+
 function decodePageToken(token: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (typeof cursor?.c === 'string' && typeof cursor?.s === 'string') return cursor;
+    // Only what this module writes: a forged cursor (a NUL, which PostgreSQL refuses in text) never reaches SQL.
+    const { c, s } = (cursor ?? {}) as Partial<Record<keyof Cursor, unknown>>;
+    if (typeof c === 'string' && typeof s === 'string' && CURSOR_DATE.test(c) && CURSOR_SID.test(s)) return { c, s };
   } catch {
     // fall through to the error below
   }

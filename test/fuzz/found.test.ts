@@ -85,6 +85,18 @@ describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine)
     expect(await stateOfAccount(t, account.sid)).toEqual(before);
   });
 
+  // A forged token whose cursor held a NUL reached SQL: 500 on PostgreSQL. Only cursors this API writes are taken.
+  it.each([
+    ['a NUL', { c: '\u0000', s: 'SM\u0000' }],
+    ['a date that is not one', { c: 'yesterday', s: `SM${'0'.repeat(32)}` }],
+    ['a sid that is not one', { c: '2026-01-01T00:00:00.000Z', s: "' or 1=1 --" }],
+  ])('answers 400 naming page_token for a forged token with %s', async (_why, cursor) => {
+    const token = Buffer.from(JSON.stringify(cursor)).toString('base64url');
+    for (const path of ['/v1/messages', '/v1/incoming-phone-numbers', '/v1/addresses']) {
+      await expectInvalid(await call('GET', `${path}?page_token=${token}`), 'page_token');
+    }
+  });
+
   it.each([
     ['/v1/incoming-phone-numbers?friendly_name=a%00b', 'friendly_name'],
     ['/v1/available-phone-numbers/US/Local?in_region=%00', 'in_region'],
