@@ -61,3 +61,15 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
     available: available.data.data.map((n) => n.phone_number),
   };
 }
+
+/** Sends a JSON request (or none) to the server itself with `apiKey`, the way a client of the API would. */
+export function callAs(t: TestServer, apiKey: string, method: string, path: string, body?: unknown) {
+  return fetch(t.directUrl + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 import { stateOfAccount } from '../support/rows.js';
-import { fuzzAccount, type FuzzAccountOf } from './accounts.js';
+import { callAs, fuzzAccount, type FuzzAccountOf } from './accounts.js';
 
 describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine) => {
   const t = useTestServer({ engine, env: { ...FAST_PIPELINE, RATE_LIMIT_PER_SECOND: '0' } });
@@ -12,15 +12,7 @@ describe.each(ENGINES)('input the fuzz suite found answering 500 (%s)', (engine)
     account = await fuzzAccount(t);
   });
 
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(t.directUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${account.apiKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const call = (method: string, path: string, body?: unknown) => callAs(t, account.apiKey, method, path, body);
 
   async function expectInvalid(res: Response, field: string) {
     const problem: any = await res.json();

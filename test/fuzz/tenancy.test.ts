@@ -5,7 +5,7 @@ import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 import { stateOfAccount } from '../support/rows.js';
 import { loadSpec } from '../../server/http/spec.js';
-import { fuzzAccount, type FuzzAccountOf } from './accounts.js';
+import { callAs, fuzzAccount, type FuzzAccountOf } from './accounts.js';
 
 interface Row {
   /** The path parameters naming account A's resource. */
@@ -81,14 +81,7 @@ describe.each(ENGINES)("another account's resources (%s)", (engine) => {
   });
 
   const call = (account: { apiKey: string }, method: string, path: string, body?: unknown) =>
-    fetch(t.directUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${account.apiKey}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    callAs(t, account.apiKey, method, path, body);
   const pathOf = (template: string, values: Record<string, string>) =>
     template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name]));
   const comparable = ({ request_id: _, detail: __, ...rest }: Record<string, unknown>) => rest;
