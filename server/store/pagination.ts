@@ -4,7 +4,20 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { errors } from '../errors.js';
 
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 1000;
+
+/**
+ * The page size a list asked for, or the default. The request validator coerces a query string such as `1e400` to
+ * Infinity and lets it pass `integer` and `maximum`, so the range is checked again here (SQL refuses LIMIT Infinity).
+ */
+export function pageSize(requested: number | undefined): number {
+  if (requested === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isSafeInteger(requested) || requested < 1 || requested > MAX_PAGE_SIZE) {
+    throw errors.invalidField('page_size', `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return requested;
+}
 
 interface Cursor {
   c: string; // date_created of the last item of the previous page
@@ -15,10 +28,16 @@ function encodePageToken(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
+/** What encodePageToken writes: a date_created (ISO 8601, UTC) and a sid (two letters and 32 hex digits). */
+const CURSOR_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const CURSOR_SID = /^[A-Z]{2}[0-9a-f]{32}$/;
+
 function decodePageToken(token: string): Cursor {
   try {
     const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (typeof cursor?.c === 'string' && typeof cursor?.s === 'string') return cursor;
+    // Only what this module writes: a forged cursor (a NUL, which PostgreSQL refuses in text) never reaches SQL.
+    const { c, s } = (cursor ?? {}) as Partial<Record<keyof Cursor, unknown>>;
+    if (typeof c === 'string' && typeof s === 'string' && CURSOR_DATE.test(c) && CURSOR_SID.test(s)) return { c, s };
   } catch {
     // fall through to the error below
   }
@@ -44,7 +63,7 @@ export async function paginate<DB, TB extends keyof DB, Row extends { date_creat
   page: PageRequest,
   table?: string,
 ): Promise<Page<Row>> {
-  const size = page.page_size ?? DEFAULT_PAGE_SIZE;
+  const size = pageSize(page.page_size);
   const col = (name: string) => sql.ref(table ? `${table}.${name}` : name);
   let q = query;
   if (page.page_token) {

@@ -110,12 +110,14 @@ export class VerificationService implements OtpReports {
         if (canceled) await this.ended(tx, canceled);
         pending = undefined;
       }
-      let row: VerificationRow;
-      let code: string;
+      let row: VerificationRow | undefined;
+      let code = '';
       if (pending && kept) {
         code = kept;
         row = await verifications.resendPending(tx.db, pending.sid, input.channel, sentAt);
-      } else {
+      }
+      // No pending verification, or it ended since it was read (checked or canceled meanwhile): a new one starts.
+      if (!row) {
         const sid = newSid('verification', now);
         code = newCode(codeLength);
         row = {

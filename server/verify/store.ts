@@ -108,20 +108,23 @@ export function endPending(
     .executeTakeFirst();
 }
 
-/** Records a re-send of a pending verification on `channel`; throws when it is no longer pending. */
+/**
+ * Records a re-send of a pending verification on `channel`; undefined when it is no longer pending (a check or a
+ * cancel, which do not take the account's send lock, may end it after the sender read it).
+ */
 export function resendPending(
   db: Conn,
   sid: string,
   channel: VerificationChannel,
   now: string,
-): Promise<VerificationRow> {
+): Promise<VerificationRow | undefined> {
   return db
     .updateTable('verifications')
     .set({ channel, date_updated: now })
     .where('sid', '=', sid)
     .where('status', '=', 'pending')
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /** Counts one wrong code against a pending verification; returns the updated row, or undefined when not pending. */

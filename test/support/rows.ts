@@ -5,3 +5,34 @@ import type { TestServer } from './server.js';
 export function rowsOfAccount(t: TestServer, table: 'messages' | 'webhook_events', accountSid: string) {
   return t.server.services.store.db.selectFrom(table).selectAll().where('account_sid', '=', accountSid).execute();
 }
+
+/**
+ * Every row of every table with an `account_sid` column that belongs to the account, and the account's own row, by
+ * table name. Tables are found by introspection, so a table added later is compared too; `except` leaves out tables
+ * that any request legitimately touches (request counters).
+ */
+export async function stateOfAccount(
+  t: TestServer,
+  accountSid: string,
+  except: readonly string[] = [],
+): Promise<Record<string, unknown[]>> {
+  const db = t.server.services.store.db;
+  const schema = t.config.databaseSchema ?? undefined;
+  const tables = (await db.introspection.getTables())
+    .filter((table) => (schema ? table.schema === schema : true))
+    .filter((table) => table.columns.some((c) => c.name === 'account_sid') && !except.includes(table.name))
+    .map((table) => table.name)
+    .sort();
+  const state: Record<string, unknown[]> = {};
+  for (const table of tables) {
+    const rows: unknown[] = await (db as any)
+      .selectFrom(table)
+      .selectAll()
+      .where('account_sid', '=', accountSid)
+      .execute();
+    // Unordered reads: sorted, so two reads of the same rows compare equal.
+    state[table] = rows.map((row) => JSON.stringify(row)).sort();
+  }
+  state.accounts = await db.selectFrom('accounts').selectAll().where('sid', '=', accountSid).execute();
+  return state;
+}

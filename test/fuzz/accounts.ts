@@ -1,0 +1,75 @@
+// The fuzz suite's accounts: each holds one of every resource a path sid can name, so variants have real targets.
+import { createTelephonyClient } from '../../client/index.js';
+import { giveNumber } from '../support/numbers.js';
+import type { TestServer } from '../support/server.js';
+import { waitForStatus } from '../support/messaging.js';
+
+/** The resources of one account that valid requests point at. */
+export interface FuzzAccount {
+  apiKey: string;
+  /** A number the account holds (E.164) and its sid. */
+  number: string;
+  numberSid: string;
+  messageSid: string;
+  addressSid: string;
+  verificationSid: string;
+  /** The number the account's verification was sent to. */
+  verificationTo: string;
+  /** Numbers of the inventory, for provisioning. */
+  available: string[];
+}
+
+export interface FuzzAccountOf extends FuzzAccount {
+  sid: string;
+}
+
+/** A fresh account with a number, a settled (failed) message, a pending address and a pending verification. */
+export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
+  const account = await t.newAccount('fuzz');
+  const client = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
+  const number = await giveNumber(t, account);
+  const numbers = await client.GET('/v1/incoming-phone-numbers', { params: { query: { phone_number: number } } });
+  // +15005550003 ends `failed` quickly, so the message is settled before any comparison of rows.
+  const message = await client.POST('/v1/messages', { body: { from: number, to: '+15005550003', body: 'fuzz' } });
+  const address = await client.POST('/v1/addresses', {
+    body: {
+      customer_name: 'Fuzz',
+      street: 'Main St 1',
+      city: 'Berlin',
+      region: 'Berlin',
+      postal_code: '10117',
+      iso_country: 'DE',
+    },
+  });
+  const verificationTo = '+14155550199';
+  const verification = await client.POST('/v1/verify/send', { body: { to: verificationTo, channel: 'sms' } });
+  const available = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+    params: { path: { country: 'US' }, query: { page_size: 50 } },
+  });
+  const sids = [numbers.data?.data[0]?.sid, message.data?.sid, address.data?.sid, verification.data?.sid];
+  if (sids.some((s) => !s) || !available.data) throw new Error(`fuzz fixtures failed: ${JSON.stringify(sids)}`);
+  await waitForStatus(client, message.data!.sid, 'failed');
+  return {
+    sid: account.sid,
+    apiKey: account.apiKey,
+    number,
+    numberSid: sids[0]!,
+    messageSid: sids[1]!,
+    addressSid: sids[2]!,
+    verificationSid: sids[3]!,
+    verificationTo,
+    available: available.data.data.map((n) => n.phone_number),
+  };
+}
+
+/** Sends a JSON request (or none) to the server itself with `apiKey`, the way a client of the API would. */
+export function callAs(t: TestServer, apiKey: string, method: string, path: string, body?: unknown) {
+  return fetch(t.directUrl + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}

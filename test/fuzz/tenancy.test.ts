@@ -1,0 +1,118 @@
+// Issue 20 point 9: another account's sid answers 404 not_found exactly like an unknown sid, and changes nothing.
+// One row per operation with a path parameter, derived from the spec: a new operation without a row fails here.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { FAST_PIPELINE } from '../support/messaging.js';
+import { stateOfAccount } from '../support/rows.js';
+import { loadSpec } from '../../server/http/spec.js';
+import { callAs, fuzzAccount, type FuzzAccountOf } from './accounts.js';
+
+interface Row {
+  /** The path parameters naming account A's resource. */
+  own: (a: FuzzAccountOf) => Record<string, string>;
+  /** The same parameters naming nothing at all. */
+  unknown: Record<string, string>;
+  body?: unknown;
+}
+/** An operation whose path parameter names no resource of an account, or which answers 501 for now. */
+interface NotApplicable {
+  pending?: string;
+  notTenant?: string;
+}
+
+const unknownSid = (prefix: string) => `${prefix}${'0123456789abcdef'.repeat(2)}`;
+const CALLS_PENDING = 'calls answer 501 not_implemented in this build: add the row when they are built';
+const PROXY_PENDING = 'proxy sessions answer 501 not_implemented in this build: add the row when they are built';
+
+const TABLE: Record<string, Row | NotApplicable> = {
+  getMessage: { own: (a) => ({ sid: a.messageSid }), unknown: { sid: unknownSid('SM') } },
+  deleteMessage: { own: (a) => ({ sid: a.messageSid }), unknown: { sid: unknownSid('SM') } },
+  getIncomingPhoneNumber: { own: (a) => ({ sid: a.numberSid }), unknown: { sid: unknownSid('PN') } },
+  updateIncomingPhoneNumber: {
+    own: (a) => ({ sid: a.numberSid }),
+    unknown: { sid: unknownSid('PN') },
+    body: { FriendlyName: 'taken over' },
+  },
+  releasePhoneNumber: { own: (a) => ({ sid: a.numberSid }), unknown: { sid: unknownSid('PN') } },
+  getAddress: { own: (a) => ({ sid: a.addressSid }), unknown: { sid: unknownSid('AD') } },
+  deleteAddress: { own: (a) => ({ sid: a.addressSid }), unknown: { sid: unknownSid('AD') } },
+  getVerification: { own: (a) => ({ sid: a.verificationSid }), unknown: { sid: unknownSid('VE') } },
+  updateVerification: {
+    own: (a) => ({ sid: a.verificationSid }),
+    unknown: { sid: unknownSid('VE') },
+    body: { status: 'canceled' },
+  },
+  getSandboxVerificationCode: { own: (a) => ({ to: a.verificationTo }), unknown: { to: '+14155550177' } },
+  getCall: { pending: CALLS_PENDING },
+  updateCall: { pending: CALLS_PENDING },
+  listCallRecordings: { pending: CALLS_PENDING },
+  getProxySession: { pending: PROXY_PENDING },
+  endProxySession: { pending: PROXY_PENDING },
+  listProxyInteractions: { pending: PROXY_PENDING },
+  searchLocalNumbers: { notTenant: 'the path names a country of the shared inventory' },
+  searchTollFreeNumbers: { notTenant: 'the path names a country of the shared inventory' },
+  lookupPhoneNumber: { notTenant: 'the path names any phone number, not a resource' },
+  getProblemType: { notTenant: 'a public page about a problem code' },
+};
+
+const withPathParameter = loadSpec().operations.filter((op) => op.path.includes('{'));
+const isRow = (entry: Row | NotApplicable): entry is Row => 'own' in entry;
+const rows = withPathParameter.flatMap((op) => {
+  const entry = TABLE[op.operationId];
+  return entry && isRow(entry) ? [{ op, row: entry }] : [];
+});
+const pending = withPathParameter.flatMap((op) => {
+  const entry = TABLE[op.operationId] as NotApplicable | undefined;
+  return entry?.pending ? [{ op, reason: entry.pending }] : [];
+});
+
+it('has a row for every operation of the spec with a path parameter', () => {
+  expect(withPathParameter.map((op) => op.operationId).filter((id) => !(id in TABLE))).toEqual([]);
+  expect(Object.keys(TABLE).filter((id) => !withPathParameter.some((op) => op.operationId === id))).toEqual([]);
+});
+
+describe.each(ENGINES)("another account's resources (%s)", (engine) => {
+  const t = useTestServer({ engine, env: { ...FAST_PIPELINE, RATE_LIMIT_PER_SECOND: '0' } });
+  let a: FuzzAccountOf;
+  let b: TestAccount;
+  beforeAll(async () => {
+    a = await fuzzAccount(t);
+    b = await t.newAccount('intruder');
+  });
+
+  const call = (account: { apiKey: string }, method: string, path: string, body?: unknown) =>
+    callAs(t, account.apiKey, method, path, body);
+  const pathOf = (template: string, values: Record<string, string>) =>
+    template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name]));
+  const comparable = ({ request_id: _, detail: __, ...rest }: Record<string, unknown>) => rest;
+
+  it.each(rows.map(({ op, row }) => [op.operationId, op, row] as const))(
+    '%s: answers 404 not_found for account A’s resource, exactly like an unknown one, and changes nothing',
+    async (_id, op, row) => {
+      const method = op.method.toUpperCase();
+      const before = await stateOfAccount(t, a.sid);
+      const theirs = await call(b, method, pathOf(op.path, row.own(a)), row.body);
+      const unknown = await call(b, method, pathOf(op.path, row.unknown), row.body);
+      const theirsBody: any = await theirs.json();
+      const unknownBody: any = await unknown.json();
+      expect([theirs.status, theirsBody.code]).toEqual([404, 'not_found']);
+      expect(theirs.headers.get('content-type')).toBe(unknown.headers.get('content-type'));
+      expect(comparable(theirsBody)).toEqual(comparable(unknownBody));
+      expect(unknown.status).toBe(404);
+      expect(await stateOfAccount(t, a.sid)).toEqual(before);
+      // A still has it.
+      const get = loadSpec().operations.find((o) => o.path === op.path && o.method === 'get');
+      if (get) expect((await call(a, 'GET', pathOf(op.path, row.own(a)))).status).toBe(200);
+    },
+  );
+
+  it.each(pending.map(({ op, reason }) => [op.operationId, reason, op] as const))(
+    '%s: pending (%s), and answers 501 for now',
+    async (_id, _reason, op) => {
+      const sid = unknownSid(op.operationId.includes('Call') ? 'CA' : 'KC');
+      const body = op.method === 'post' ? { status: 'completed' } : undefined;
+      const res = await call(b, op.method.toUpperCase(), pathOf(op.path, { sid }), body);
+      expect([res.status, ((await res.json()) as any).code]).toEqual([501, 'not_implemented']);
+    },
+  );
+});
