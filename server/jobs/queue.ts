@@ -78,25 +78,20 @@ export async function enqueueJobOnce<P>(
 
 /**
  * Claims up to `limit` jobs due at `now` (the clock's) for `workerId`, for `leaseMs` of real time. A job whose
- * lease ran out (its worker died) is due again; one found so after `maxClaims` claims without an outcome (poison:
- * its run kills the process) is marked dead in the same statement, and returned with `dead` set. On PostgreSQL,
- * SKIP LOCKED lets several instances claim at once without ever taking the same job; SQLite has a single writer,
- * so the update is already exclusive.
+ * lease ran out (its worker died) is due again; one that this claim finds claimed `maxClaims` times already without
+ * an outcome (poison: its run kills the process) is marked dead instead, and returned with `dead` set. On
+ * PostgreSQL, SKIP LOCKED lets several instances claim at once without ever taking the same job; SQLite has a single
+ * writer, so the update is already exclusive.
  */
 export async function claimJobs(db: Db, dialect: Dialect, claim: Claim): Promise<Job[]> {
   const { workerId, limit, leaseMs, now } = claim;
   const maxClaims = claim.maxClaims ?? DEFAULT_MAX_CLAIMS;
   const nowIso = new Date(now).toISOString();
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
-  const poison = sql`claims >= ${maxClaims}`;
+  // The claim sets only columns no index holds (`dead` is in two): poison is rare, and marked apart below.
   const result = await sql<Selectable<JobRow>>`
-    update jobs set
-      locked_by = case when ${poison} then null else ${workerId} end,
-      locked_until = case when ${poison} then null else ${leaseUntil(leaseMs)} end,
-      dead = case when ${poison} then 1 else 0 end,
-      last_error = case when ${poison} then ${claimedTooOften(maxClaims)} else last_error end,
-      attempts = case when ${poison} then attempts else attempts + 1 end,
-      claims = case when ${poison} then claims else claims + 1 end
+    update jobs set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, attempts = attempts + 1,
+      claims = claims + 1
     where id in (
       select j.id from jobs j
       where j.dead = 0 and j.run_at <= ${nowIso}
@@ -108,18 +103,40 @@ export async function claimJobs(db: Db, dialect: Dialect, claim: Claim): Promise
       ${lock}
     )
     returning *`.execute(db);
+  const poisoned = result.rows.filter((row) => Number(row.claims) > maxClaims).map((row) => Number(row.id));
+  if (poisoned.length) await markJobsDead(db, poisoned, workerId, maxClaims);
   return result.rows
-    .map((row) => ({
-      id: Number(row.id),
-      kind: row.kind,
-      payload: JSON.parse(row.payload),
-      attempts: Number(row.attempts),
-      maxAttempts: row.max_attempts,
-      orderingKey: row.ordering_key,
-      claims: Number(row.claims),
-      dead: Number(row.dead) === 1,
-    }))
+    .map((row) => {
+      const dead = poisoned.includes(Number(row.id));
+      return {
+        id: Number(row.id),
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        attempts: Number(row.attempts) - (dead ? 1 : 0),
+        maxAttempts: row.max_attempts,
+        orderingKey: row.ordering_key,
+        claims: Number(row.claims) - (dead ? 1 : 0),
+        dead,
+      };
+    })
     .sort((a, b) => a.id - b.id);
+}
+
+/** Gives up jobs this worker just claimed one time too many, undoing that claim's counts. */
+async function markJobsDead(db: Db, ids: number[], workerId: string, maxClaims: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      locked_by: null,
+      locked_until: null,
+      dead: 1,
+      last_error: claimedTooOften(maxClaims),
+      attempts: eb('attempts', '-', 1),
+      claims: eb('claims', '-', 1),
+    }))
+    .where('id', 'in', ids)
+    .where('locked_by', '=', workerId)
+    .execute();
 }
 
 /** Removes a finished job; only the worker holding it can. Returns false when the lease was lost. */

@@ -37,11 +37,11 @@ export async function recordEvent(
 
 /**
  * Claims up to `limit` events due at `now` (the clock's) for `workerId`, for `leaseMs` of real time; an event whose
- * lease ran out (its instance died mid-attempt) is due again, and one found so after `maxClaims` claims without an
- * ended attempt is marked `dead` by the same statement (returned with `dead` set). An event waits while an earlier
- * event of its resource is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED lets
- * several instances claim at once without taking the same event; SQLite has a single writer. The order key is the
- * insertion order (see 008).
+ * lease ran out (its instance died mid-attempt) is due again, and one that this claim finds claimed `maxClaims` times
+ * already without an ended attempt is marked `dead` instead (returned with `dead` set). An event waits while an
+ * earlier event of its resource is pending, so a retried event holds back the later ones. On PostgreSQL, SKIP LOCKED
+ * lets several instances claim at once without taking the same event; SQLite has a single writer. The order key is
+ * the insertion order (see 008).
  */
 export async function claimEvents(
   db: Db,
@@ -49,17 +49,12 @@ export async function claimEvents(
   { workerId, limit, leaseMs, now, maxClaims = DEFAULT_MAX_CLAIMS }: Claim,
 ): Promise<ClaimedEvent[]> {
   const nowIso = new Date(now).toISOString();
-  const poison = sql`claims >= ${maxClaims}`;
   const seq = sql.raw(dialect === 'postgres' ? 'seq' : 'rowid');
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
-  // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes.
-  const result = await sql<Omit<ClaimedEvent, 'dead'> & { status: string; seq: number | string }>`
-    update webhook_events set
-      locked_by = case when ${poison} then null else ${workerId} end,
-      locked_until = case when ${poison} then null else ${leaseUntil(leaseMs)} end,
-      status = case when ${poison} then 'dead' else status end,
-      date_updated = case when ${poison} then ${nowIso} else date_updated end,
-      claims = case when ${poison} then claims else claims + 1 end
+  // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes. The claim
+  // sets only columns no index holds (`status` is in three): poison is rare, and marked apart below.
+  const result = await sql<Omit<ClaimedEvent, 'dead'> & { seq: number | string }>`
+    update webhook_events set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, claims = claims + 1
     where id in (
       select w.id from webhook_events w
       where w.status = 'pending' and w.run_at <= ${nowIso}
@@ -71,20 +66,41 @@ export async function claimEvents(
       limit ${limit}
       ${lock}
     )
-    returning id, account_sid, type, url, payload, attempts, on_response, claims, status, ${seq} as seq`.execute(db);
+    returning id, account_sid, type, url, payload, attempts, on_response, claims, ${seq} as seq`.execute(db);
+  const poisoned = result.rows.filter((row) => Number(row.claims) > maxClaims).map((row) => row.id);
+  if (poisoned.length) await markEventsDead(db, poisoned, workerId, nowIso);
   return result.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map(({ id, account_sid, type, url, payload, attempts, on_response, claims, status }) => ({
-      id,
-      account_sid,
-      type,
-      url,
-      payload,
-      attempts: Number(attempts),
-      on_response,
-      claims: Number(claims),
-      dead: status === 'dead',
-    }));
+    .map(({ id, account_sid, type, url, payload, attempts, on_response, claims }) => {
+      const dead = poisoned.includes(id);
+      return {
+        id,
+        account_sid,
+        type,
+        url,
+        payload,
+        attempts: Number(attempts),
+        on_response,
+        claims: Number(claims) - (dead ? 1 : 0),
+        dead,
+      };
+    });
+}
+
+/** Gives up events this worker just claimed one time too many, undoing that claim's count. */
+async function markEventsDead(db: Db, ids: string[], workerId: string, now: string): Promise<void> {
+  await db
+    .updateTable('webhook_events')
+    .set((eb) => ({
+      locked_by: null,
+      locked_until: null,
+      status: 'dead',
+      date_updated: now,
+      claims: eb('claims', '-', 1),
+    }))
+    .where('id', 'in', ids)
+    .where('locked_by', '=', workerId)
+    .execute();
 }
 
 export interface Outcome {
