@@ -192,6 +192,16 @@ export const SETTINGS = {
       'jobs and webhooks run again once their lease ends. It must outlast the longest job, and a webhook attempt ' +
       'with a margin (see the rules between settings).',
   }),
+  idempotencyLeaseMs: integer({
+    env: 'IDEMPOTENCY_LEASE_MS',
+    default: 60_000,
+    min: 1_000,
+    max: 3_600_000,
+    description:
+      'How long a request holding an Idempotency-Key keeps it (ms): after its instance dies or stalls that long, a ' +
+      'retry with the key takes it over and runs the work. The late request can then neither record its response ' +
+      'nor free the key; it must outlast the slowest idempotent request.',
+  }),
   jobMaxClaims: integer({
     env: 'JOB_MAX_CLAIMS',
     default: 5,

@@ -39,6 +39,7 @@ describe('configuration from the environment', () => {
       validateResponses: true,
       jobPollMs: 200,
       jobLeaseMs: 60_000,
+      idempotencyLeaseMs: 60_000,
       jobMaxClaims: 5,
       jobConcurrency: 100,
       apiKeyCacheMs: 1000,

@@ -62,7 +62,8 @@ function idempotent<O extends OperationId>(operationId: O, status: number, handl
     if (!key) return handler(input);
     const { store, clock, config } = input.services;
     const scope: Scope = { accountSid: input.account.sid, operationId, key };
-    const claimed = await claim(store.db, scope, requestHash(input.params, input.body), clock.now());
+    const hash = requestHash(input.params, input.body);
+    const claimed = await claim(store.db, scope, hash, clock.now(), config.idempotencyLeaseMs);
     switch (claimed.kind) {
       case 'reused':
         throw errors.idempotencyKeyReused();
@@ -83,15 +84,18 @@ function idempotent<O extends OperationId>(operationId: O, status: number, handl
     try {
       reply = await handler(Number.isNaN(status) ? input : { ...input, recorder });
     } catch (err) {
-      await release(store.db, scope).catch(() => undefined);
+      await release(store.db, scope, claimed.lease).catch(() => undefined);
       throw err;
     }
     if (config.nodeEnv === 'test' && config.testFailAfterWork !== 'off') failAfterWork(config.testFailAfterWork);
     const success = reply.status >= 200 && reply.status < 300;
     // A reply whose work recorded it is complete already; any other (no transaction of its own) is recorded now.
-    if (success && (!recorded || recorded.body !== reply.body || reply.status !== status))
-      await complete(store.db, scope, reply.status, reply.body);
-    else if (!success) await release(store.db, scope);
+    // Either is a no-op once another request took the key over (this one outlived its lease): that one's claim and
+    // record stand.
+    if (success && (!recorded || recorded.body !== reply.body || reply.status !== status)) {
+      if (!(await complete(store.db, scope, claimed.lease, reply.status, reply.body)))
+        input.services.logger.warn({ operationId }, 'idempotency key taken over: this response was not recorded');
+    } else if (!success) await release(store.db, scope, claimed.lease);
     return reply;
   };
 }

@@ -4,8 +4,6 @@ import type { IdempotencyKeyRow } from '../store/schema.js';
 import { leaseNow, leaseUntil } from '../clock.js';
 
 export const RETENTION_MS = 24 * 3600 * 1000;
-/** How long a claim may run before another request may take it over (its server died mid-request). */
-const CLAIM_LEASE_MS = 60_000;
 
 export interface Scope {
   accountSid: string;
@@ -13,7 +11,10 @@ export interface Scope {
   key: string;
 }
 
-/** A claim taken carries its lease: the response is recorded only while the claim is still this request's. */
+/**
+ * A claim taken carries its lease, which identifies it: a take-over writes a later lease (the old one had passed), so
+ * every write that ends the claim (recordResponse, complete, release) is made only while the row still holds it.
+ */
 export type Claim =
   | { kind: 'claimed'; lease: string }
   | { kind: 'replay'; status: number; body: unknown }
@@ -28,8 +29,11 @@ function where(scope: Scope) {
       .where('idempotency_key', '=', scope.key);
 }
 
-/** Claims the key at `now` (ms, by the app's clock; the claim's lease is real time, see leaseUntil). */
-export async function claim(db: Db, scope: Scope, requestHash: string, now: number): Promise<Claim> {
+/**
+ * Claims the key at `now` (ms, by the app's clock) for `leaseMs` of real time (see leaseUntil): once the lease has
+ * passed, another request may take the key over (this one's server died or stalled mid-request).
+ */
+export async function claim(db: Db, scope: Scope, requestHash: string, now: number, leaseMs: number): Promise<Claim> {
   const fresh: IdempotencyKeyRow = {
     account_sid: scope.accountSid,
     operation_id: scope.operationId,
@@ -38,7 +42,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     state: 'running',
     response_status: null,
     response_body: null,
-    locked_until: leaseUntil(CLAIM_LEASE_MS),
+    locked_until: leaseUntil(leaseMs),
     date_created: new Date(now).toISOString(),
   };
   const inserted = await db
@@ -50,7 +54,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
 
   const existing = (await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst()) as
     IdempotencyKeyRow | undefined;
-  if (!existing) return claim(db, scope, requestHash, now);
+  if (!existing) return claim(db, scope, requestHash, now, leaseMs);
   const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
   const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
   if (expired || abandoned) {
@@ -93,18 +97,32 @@ export async function recordResponse(
   if (Number(updated.numUpdatedRows) !== 1) throw new Error(`idempotency key ${scope.key}: the claim was taken over`);
 }
 
-/** Records the response after the work (for a reply no transaction recorded, see recordResponse). */
-export async function complete(db: Db, scope: Scope, status: number, body: unknown): Promise<void> {
-  await where(scope)(
+/**
+ * Records the response after the work (for a reply no transaction recorded, see recordResponse), if the claim taken
+ * with `lease` is still this request's; returns whether it was (a request that outlived its lease leaves the record
+ * of the request that took the key over alone).
+ */
+export async function complete(db: Db, scope: Scope, lease: string, status: number, body: unknown): Promise<boolean> {
+  const updated = await where(scope)(
     db
       .updateTable('idempotency_keys')
       .set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) }),
-  ).execute();
+  )
+    .where('state', '=', 'running')
+    .where('locked_until', '=', lease)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }
 
-/** Forgets a claim whose request failed, so the same key can be retried. */
-export async function release(db: Db, scope: Scope): Promise<void> {
-  await where(scope)(db.deleteFrom('idempotency_keys')).where('state', '=', 'running').execute();
+/**
+ * Forgets a claim whose request failed, so the same key can be retried; only the claim taken with `lease`, never the
+ * running claim of a request that took the key over.
+ */
+export async function release(db: Db, scope: Scope, lease: string): Promise<void> {
+  await where(scope)(db.deleteFrom('idempotency_keys'))
+    .where('state', '=', 'running')
+    .where('locked_until', '=', lease)
+    .execute();
 }
 
 const keysBefore = (db: Db | Tx['db'], before: string) =>
