@@ -3,6 +3,7 @@
 // with the account's secret, retried with exponential backoff and jitter, and kept in order per resource. Every
 // attempt is recorded.
 import type { Logger } from 'pino';
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from '../jobs/claim-loop.js';
@@ -39,7 +40,10 @@ interface WebhookResponse {
   contentType: string;
 }
 
-/** Runs inside the transaction that records the successful attempt. */
+/**
+ * Runs inside the transaction that records the successful attempt, under a savepoint: when it throws, its own writes
+ * are undone (and the reason logged) while the attempt stays recorded, so the event is not delivered again.
+ */
 export type ResponseHandler = (tx: Tx, response: WebhookResponse, context: any) => Promise<void>;
 
 type WebhookConfig = Pick<
@@ -222,11 +226,19 @@ export class WebhookService {
     const { handler, context } = JSON.parse(onResponse) as { handler: string; context: unknown };
     const fn = this.responseHandlers.get(handler);
     if (!fn) return this.logger.error({ webhookId: id, handler }, 'no webhook response handler by this name');
+    // Under a savepoint: a handler that fails (a reply refused, or an insert the database rejects, which on
+    // PostgreSQL aborts the whole transaction) undoes only its own writes, and the attempt and the release of the
+    // event recorded before it still commit, so the event is not delivered again.
+    await sql`savepoint reply`.execute(tx.db);
     try {
       await fn(tx, { status: result.status ?? 0, body: result.body, contentType: result.contentType }, context);
+      await sql`release savepoint reply`.execute(tx.db);
     } catch (err) {
+      await sql`rollback to savepoint reply`.execute(tx.db);
+      await sql`release savepoint reply`.execute(tx.db);
       // A bad reply is the receiver's mistake: the delivery itself succeeded and is not repeated.
-      this.logger.warn({ err, webhookId: id, handler }, 'webhook response could not be used');
+      const reason = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ err, webhookId: id, handler, reason }, 'webhook response refused; the delivery stands');
     }
   }
 }

@@ -1,15 +1,20 @@
 // The delivery path holds up against one tenant's bad data: an account whose stored webhook secret cannot be opened
-// fails its own events alone (the rest of the batch is delivered).
+// fails its own events alone (the rest of the batch is delivered), and a reply the receiver answers that cannot be
+// sent (a NUL character PostgreSQL cannot store, a refused media URL) is refused as a whole while the delivery
+// itself stays recorded, once, and is not repeated.
 import pino from 'pino';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/app.js';
-import { ENGINES, testEnv } from '../support/server.js';
+import { ENGINES, testEnv, useTestServer } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 import { useCleanups } from '../support/cleanups.js';
+import { FAST_PIPELINE } from '../support/messaging.js';
+import { giveNumber } from '../support/numbers.js';
 import { waitUntil } from '../support/wait.js';
-import { startReceiver } from '../support/webhook-receiver.js';
+import { startReceiver, useReceiver } from '../support/webhook-receiver.js';
 
 describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', (engine) => {
   const cleanups = useCleanups();
@@ -72,5 +77,116 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     const lines = errors.filter((e) => e.msg === 'webhook secret cannot be opened; its events fail');
     expect(lines).toHaveLength(1);
     expect(lines[0].accountSid).toBe(broken.sid);
+  });
+});
+
+describe.each(ENGINES)('a webhook reply that cannot be sent (%s)', (engine) => {
+  const t = useTestServer({ engine, env: FAST_PIPELINE });
+  const receiver = useReceiver();
+
+  /**
+   * Injects an inbound message to a number whose sms_url answers `answer`; waits until the message.received event
+   * is delivered (released with its outcome: an event whose release were rolled back would stay pending, and be
+   * delivered again once its lease ran out); returns the event, its attempts, the deliveries and the replies.
+   */
+  async function inboundAnswered(tag: string, answer: { contentType: string; body: string }) {
+    const account = t.account;
+    const number = await giveNumber(t, account, { smsUrl: `${receiver.url}/${tag}` });
+    receiver.answer = (w) => (w.path === `/${tag}` ? { status: 200, ...answer } : { status: 200 });
+    const { data } = await account.client.POST('/v1/sandbox/inbound-messages', {
+      body: { from: '+14155550123', to: number, body: 'hi' },
+    });
+    const db = t.server.services.store.db;
+    const eventOf = () =>
+      db.selectFrom('webhook_events').selectAll().where('resource_sid', '=', data!.sid).executeTakeFirst();
+    await waitUntil(async () => (await eventOf())?.status === 'delivered');
+    const event = (await eventOf())!;
+    const attempts = await db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', event.id).execute();
+    const { data: replies } = await account.client.GET('/v1/messages', {
+      params: { query: { direction: 'outbound-reply' } },
+    });
+    return { event, attempts, deliveries: receiver.all.filter((w) => w.path === `/${tag}`), replies: replies!.data };
+  }
+
+  const json = (reply: unknown) => ({ contentType: 'application/json', body: JSON.stringify({ reply }) });
+
+  it('a reply with a NUL character in its body: delivered once, not retried, no reply message', async () => {
+    const { event, attempts, deliveries, replies } = await inboundAnswered('nul-body', json('a\u0000'));
+    expect(event).toMatchObject({ status: 'delivered', attempts: 1, claims: 0 });
+    expect(attempts).toMatchObject([{ attempt: 1, response_status: 200, error: null }]);
+    expect(deliveries).toHaveLength(1);
+    expect(replies).toEqual([]);
+  });
+
+  it('a reply with a NUL character in a media URL: delivered once, not retried, no reply message', async () => {
+    const answer = json({ body: 'see this', media_url: ['https://cdn.example.com/a\u0000.png'] });
+    const { event, attempts, deliveries, replies } = await inboundAnswered('nul-media', answer);
+    expect(event).toMatchObject({ status: 'delivered', attempts: 1, claims: 0 });
+    expect(attempts).toMatchObject([{ attempt: 1, response_status: 200, error: null }]);
+    expect(deliveries).toHaveLength(1);
+    expect(replies).toEqual([]);
+  });
+
+  it('several replies, one refused: none is sent (all or nothing), and the delivery is recorded once', async () => {
+    const twiml =
+      '<Response><Message>first, fine</Message>' +
+      '<Message><Body>second</Body><Media>http://10.0.0.1/a.png</Media></Message>' +
+      '<Message>third, NUL&#0;</Message></Response>';
+    const { event, attempts, deliveries, replies } = await inboundAnswered('mixed', {
+      contentType: 'application/xml',
+      body: twiml,
+    });
+    expect(event).toMatchObject({ status: 'delivered', attempts: 1, claims: 0 });
+    expect(attempts).toHaveLength(1);
+    expect(deliveries).toHaveLength(1);
+    expect(replies).toEqual([]);
+  });
+
+  it('several valid replies are all sent', async () => {
+    const twiml = '<Response><Message>one</Message><Message>two</Message></Response>';
+    const { event, replies } = await inboundAnswered('valid', { contentType: 'application/xml', body: twiml });
+    expect(event).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(replies.map((m) => m.body).sort()).toEqual(['one', 'two']);
+  });
+
+  it("a response handler whose statement the database rejects: its own writes undone, the event's bookkeeping kept", async () => {
+    const { store, webhooks } = t.server.services;
+    const resourceSid = 'RS-savepoint-test';
+    // A handler that writes, then runs a statement both engines reject (on PostgreSQL it aborts the transaction).
+    webhooks.handleResponses('test.fails-in-the-database', async (tx) => {
+      await webhooks.enqueue(tx, {
+        accountSid: t.account.sid,
+        url: `${receiver.url}/never`,
+        type: 'test.written-by-handler',
+        resourceSid: `${resourceSid}-written`,
+        data: {},
+      });
+      await sql`select * from no_such_table`.execute(tx.db);
+    });
+    const id = await store.transaction((tx) =>
+      webhooks.enqueue(tx, {
+        accountSid: t.account.sid,
+        url: `${receiver.url}/handler`,
+        type: 'test.event',
+        resourceSid,
+        data: {},
+        onResponse: { handler: 'test.fails-in-the-database', context: {} },
+      }),
+    );
+    const eventOf = () => store.db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
+    const event = await waitUntil(async () => {
+      const row = await eventOf();
+      return row?.status === 'delivered' && row;
+    });
+    expect(event).toMatchObject({ status: 'delivered', attempts: 1, claims: 0 });
+    const attempts = await store.db.selectFrom('webhook_attempts').selectAll().where('event_id', '=', id).execute();
+    expect(attempts).toMatchObject([{ attempt: 1, response_status: 200, error: null }]);
+    expect(receiver.all.filter((w) => w.path === '/handler')).toHaveLength(1);
+    const written = await store.db
+      .selectFrom('webhook_events')
+      .select('id')
+      .where('resource_sid', '=', `${resourceSid}-written`)
+      .execute();
+    expect(written).toEqual([]);
   });
 });
