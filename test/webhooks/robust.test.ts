@@ -19,7 +19,8 @@ import { startReceiver, useReceiver } from '../support/webhook-receiver.js';
 describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', (engine) => {
   const cleanups = useCleanups();
 
-  it("fails that account's events alone, with the reason, and delivers the other accounts' events at once", async () => {
+  /** A real server on a fresh database, with a logger whose error lines the test reads, and a loopback receiver. */
+  async function setup() {
     const db = freshDatabase(engine);
     cleanups.push(() => db.dispose());
     const store = await db.open();
@@ -29,7 +30,11 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     cleanups.push(() => server.close());
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
+    return { store, errors, server, receiver };
+  }
 
+  it("fails that account's events alone, with the reason, and delivers the other accounts' events at once", async () => {
+    const { store, errors, server, receiver } = await setup();
     const { accounts, webhooks } = server.services;
     const good = (await accounts.createAccount('good')).account;
     const broken = (await accounts.createAccount('broken')).account;
@@ -77,6 +82,35 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     const lines = errors.filter((e) => e.msg === 'webhook secret cannot be opened; its events fail');
     expect(lines).toHaveLength(1);
     expect(lines[0].accountSid).toBe(broken.sid);
+  });
+  it('signs with the new secret once the stored one changes (a secret opened before is not reused)', async () => {
+    const { store, server, receiver } = await setup();
+    const { accounts, webhooks, webhookSecrets } = server.services;
+    const account = (await accounts.createAccount('rotating')).account;
+    const send = async (n: number) => {
+      await store.transaction((tx) =>
+        webhooks.enqueue(tx, {
+          accountSid: account.sid,
+          url: `${receiver.url}/rotating`,
+          type: 'test.event',
+          resourceSid: `RS-rotating-${n}`,
+          data: { n },
+        }),
+      );
+      await receiver.waitFor((received) => received.length >= n);
+      return receiver.received[n - 1];
+    };
+    const first = await send(1);
+    new Webhook(account.webhook_secret).verify(first.body, first.headers);
+    const rotated = 'whsec_' + Buffer.from('a new secret of 32 bytes, really').toString('base64');
+    await store.db
+      .updateTable('accounts')
+      .set({ webhook_secret: webhookSecrets.seal(account.sid, rotated) })
+      .where('sid', '=', account.sid)
+      .execute();
+    const second = await send(2);
+    new Webhook(rotated).verify(second.body, second.headers);
+    expect(() => new Webhook(account.webhook_secret).verify(second.body, second.headers)).toThrow();
   });
 });
 
