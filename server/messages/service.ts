@@ -254,7 +254,7 @@ export class MessageService {
 }
 
 /** A webhook's reply that is not sent, and why (the receiver's mistake, not the server's). */
-export class ReplyRefused extends Error {}
+class ReplyRefused extends Error {}
 
 function parseSendAt(value: string, now: number): Date {
   const at = Date.parse(value);

@@ -33,7 +33,7 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     return { store, errors, server, receiver };
   }
 
-  it("fails that account's events alone, with the reason, and delivers the other accounts' events at once", async () => {
+  it("fails that account's events alone, with the reason, and delivers the other accounts' at once", async () => {
     const { store, errors, server, receiver } = await setup();
     const { accounts, webhooks } = server.services;
     const good = (await accounts.createAccount('good')).account;
@@ -183,7 +183,7 @@ describe.each(ENGINES)('a webhook reply that cannot be sent (%s)', (engine) => {
     expect(replies.map((m) => m.body).sort()).toEqual(['one', 'two']);
   });
 
-  it("a response handler whose statement the database rejects: its own writes undone, the event's bookkeeping kept", async () => {
+  it('a handler whose statement the database rejects: its writes undone, the delivery kept', async () => {
     const { store, webhooks } = t.server.services;
     const resourceSid = 'RS-savepoint-test';
     // A handler that writes, then runs a statement both engines reject (on PostgreSQL it aborts the transaction).
