@@ -122,7 +122,10 @@ export class WebhookService {
         }
         if (!events.length) return [];
         const secrets = await this.openSecrets([...new Set(events.map((e) => e.account_sid))]);
-        return events.map((event) => ({ ...event, ...secrets.get(event.account_sid) }) as DueEvent);
+        return events.map((event): DueEvent => ({
+          ...event,
+          ...(secrets.get(event.account_sid) ?? { secret: undefined }),
+        }));
       },
       (event) => this.deliver(event, workerId),
       this.logger,
