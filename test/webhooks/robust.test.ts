@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/app.js';
+import { REPLY_HANDLER } from '../../server/messages/events.js';
 import { ENGINES, testEnv, useTestServer } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 import { useCleanups } from '../support/cleanups.js';
@@ -19,13 +20,13 @@ import { startReceiver, useReceiver } from '../support/webhook-receiver.js';
 describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', (engine) => {
   const cleanups = useCleanups();
 
-  /** A real server on a fresh database, with a logger whose error lines the test reads, and a loopback receiver. */
+  /** A real server on a fresh database, with a logger whose warn and error lines the test reads, and a receiver. */
   async function setup() {
     const db = freshDatabase(engine);
     cleanups.push(() => db.dispose());
     const store = await db.open();
-    const errors: { msg: string; accountSid?: string }[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
+    const errors: { msg: string; level: number; accountSid?: string; reason?: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void errors.push(JSON.parse(line)) });
     const server = await start(loadConfig(testEnv(engine, db.dataDir)), { store, logger });
     cleanups.push(() => server.close());
     const receiver = await startReceiver();
@@ -81,7 +82,7 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     // One line for the account (its two events were in one batch), naming it.
     const lines = errors.filter((e) => e.msg === 'webhook secret cannot be opened; its events fail');
     expect(lines).toHaveLength(1);
-    expect(lines[0].accountSid).toBe(broken.sid);
+    expect(lines[0]).toMatchObject({ level: 50, accountSid: broken.sid });
   });
   it('signs with the new secret once the stored one changes (a secret opened before is not reused)', async () => {
     const { store, server, receiver } = await setup();
@@ -111,6 +112,32 @@ describe.each(ENGINES)('an account whose webhook secret cannot be opened (%s)', 
     const second = await send(2);
     new Webhook(rotated).verify(second.body, second.headers);
     expect(() => new Webhook(account.webhook_secret).verify(second.body, second.headers)).toThrow();
+  });
+  it('logs a refused reply at warn level with its reason, and keeps the delivery', async () => {
+    const { store, errors, server, receiver } = await setup();
+    const { accounts, webhooks } = server.services;
+    const account = (await accounts.createAccount('replying')).account;
+    receiver.answer = () => ({ status: 200, contentType: 'application/json', body: '{"reply":"a\\u0000"}' });
+    const context = { accountSid: account.sid, from: '+14155550100', to: '+14155550123', inboundSid: 'SM-test' };
+    const id = await store.transaction((tx) =>
+      webhooks.enqueue(tx, {
+        accountSid: account.sid,
+        url: `${receiver.url}/reply`,
+        type: 'message.received',
+        resourceSid: 'RS-reply-log',
+        data: {},
+        onResponse: { handler: REPLY_HANDLER, context },
+      }),
+    );
+    await waitUntil(async () => {
+      const row = await store.db.selectFrom('webhook_events').select('status').where('id', '=', id).executeTakeFirst();
+      return row?.status === 'delivered';
+    });
+    const lines = errors.filter((e) => e.msg === 'webhook response refused; the delivery stands');
+    expect(lines).toMatchObject([{ level: 40, reason: 'reply 1 of 1 refused: body: must not contain NUL characters' }]);
+    expect(
+      await store.db.selectFrom('messages').select('sid').where('account_sid', '=', account.sid).execute(),
+    ).toEqual([]);
   });
 });
 
