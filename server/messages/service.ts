@@ -84,7 +84,8 @@ export class MessageService {
     this.events.onInbound(listener);
   }
 
-  async sendMessage(accountSid: string, input: SendMessageInput, options: SendOptions = {}): Promise<MessageRecord> {
+  /** Throws the 400 that `sendMessage` answers for a message it refuses before looking at the database. */
+  private checkSendInput(input: SendMessageInput): void {
     const body = input.body ?? '';
     const media = input.media_url ?? [];
     if (!body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
@@ -95,6 +96,12 @@ export class MessageService {
     if (input.channel === 'sms' && media.length)
       throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
     assertUrlsAllowed(this.privateAddresses, { media_url: media, status_callback: input.status_callback });
+  }
+
+  async sendMessage(accountSid: string, input: SendMessageInput, options: SendOptions = {}): Promise<MessageRecord> {
+    this.checkSendInput(input);
+    const body = input.body ?? '';
+    const media = input.media_url ?? [];
     const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
     if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
       throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
@@ -213,17 +220,41 @@ export class MessageService {
     });
   }
 
+  /**
+   * Queues the replies a webhook receiver answered an inbound message with: all of them or none. Every reply is
+   * checked before any is inserted (NUL characters, which PostgreSQL cannot store, length, media count, the URL
+   * policy), so a refused reply throws before anything is written; the caller runs this under a savepoint, so a
+   * failure while inserting undoes the replies already inserted too.
+   */
   private async sendReplies(tx: Tx, body: string, contentType: string, context: ReplyContext): Promise<void> {
-    for (const reply of parseReplies(body, contentType)) {
-      await this.sendMessage(
-        context.accountSid,
-        { from: context.from, to: context.to, body: reply.body, media_url: reply.mediaUrls },
-        { tx, direction: 'outbound-reply', originSid: context.inboundSid },
-      );
+    const replies = parseReplies(body, contentType).map((reply, i) => ({
+      n: i + 1,
+      input: { from: context.from, to: context.to, body: reply.body, media_url: reply.mediaUrls },
+    }));
+    for (const { n, input } of replies) {
+      try {
+        if (input.body.includes('\u0000')) throw errors.invalidField('body', 'must not contain NUL characters');
+        if (input.media_url.some((url) => url.includes('\u0000')))
+          throw errors.invalidField('media_url', 'must not contain NUL characters');
+        this.checkSendInput(input);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new ReplyRefused(`reply ${n} of ${replies.length} refused: ${reason}`, { cause: err });
+      }
+    }
+    for (const { input } of replies) {
+      await this.sendMessage(context.accountSid, input, {
+        tx,
+        direction: 'outbound-reply',
+        originSid: context.inboundSid,
+      });
       this.logger.debug({ inboundSid: context.inboundSid }, 'reply to an inbound message queued');
     }
   }
 }
+
+/** A webhook's reply that is not sent, and why (the receiver's mistake, not the server's). */
+class ReplyRefused extends Error {}
 
 function parseSendAt(value: string, now: number): Date {
   const at = Date.parse(value);

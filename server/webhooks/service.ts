@@ -3,6 +3,7 @@
 // with the account's secret, retried with exponential backoff and jitter, and kept in order per resource. Every
 // attempt is recorded.
 import type { Logger } from 'pino';
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from '../jobs/claim-loop.js';
@@ -14,8 +15,11 @@ import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEven
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
 
-/** A claimed event with what signing it needs. */
-type DueEvent = ClaimedEvent & { secret: string | undefined };
+/** A claimed event with what signing it needs: its account's secret in clear, or why there is none. */
+type DueEvent = ClaimedEvent & { secret: string | undefined; secretError?: string };
+
+/** The secrets kept open, by account; an account's entry stands while its stored (sealed) value is unchanged. */
+const OPENED_CACHE_SIZE = 10_000;
 
 export interface WebhookRequest {
   accountSid: string;
@@ -36,7 +40,10 @@ interface WebhookResponse {
   contentType: string;
 }
 
-/** Runs inside the transaction that records the successful attempt. */
+/**
+ * Runs inside the transaction that records the successful attempt, under a savepoint: when it throws, its own writes
+ * are undone (and the reason logged) while the attempt stays recorded, so the event is not delivered again.
+ */
 export type ResponseHandler = (tx: Tx, response: WebhookResponse, context: any) => Promise<void>;
 
 type WebhookConfig = Pick<
@@ -55,6 +62,12 @@ export type DeliveryOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
 export class WebhookService {
   private readonly responseHandlers = new Map<string, ResponseHandler>();
   private readonly sender = new WebhookSender();
+  /**
+   * Secrets already opened, by account, with the stored value they were opened from: unsealing (AES-GCM) is done
+   * once per account and stored value, not per claimed event, so the claim path costs about what it did when
+   * secrets were read in clear. A rotated (re-sealed) secret has a new stored value and is opened anew.
+   */
+  private readonly opened = new Map<string, { stored: string; secret: string }>();
 
   constructor(
     private readonly store: Store,
@@ -108,12 +121,11 @@ export class WebhookService {
           this.logger.error(about, 'webhook event dead');
         }
         if (!events.length) return [];
-        const accounts = [...new Set(events.map((e) => e.account_sid))];
-        const sealed = await webhookSecrets(this.store.db, accounts);
-        return events.map((event) => {
-          const stored = sealed.get(event.account_sid);
-          return { ...event, secret: stored === undefined ? undefined : this.secrets.open(event.account_sid, stored) };
-        });
+        const secrets = await this.openSecrets([...new Set(events.map((e) => e.account_sid))]);
+        return events.map((event): DueEvent => ({
+          ...event,
+          ...(secrets.get(event.account_sid) ?? { secret: undefined }),
+        }));
       },
       (event) => this.deliver(event, workerId),
       this.logger,
@@ -123,6 +135,42 @@ export class WebhookService {
         wake: { emitter: this.store.signals, event: 'webhooks' satisfies QueueSignal },
       },
     );
+  }
+
+  /**
+   * Each account's secret, opened once for the batch. One that cannot be opened (stored in clear, or sealed under
+   * another server secret) fails only its own account's events, logged once here naming the account; the others
+   * are delivered. An account that no longer exists has neither.
+   */
+  private async openSecrets(
+    accounts: string[],
+  ): Promise<Map<string, { secret: string | undefined; secretError?: string }>> {
+    const sealed = await webhookSecrets(this.store.db, accounts);
+    const result = new Map<string, { secret: string | undefined; secretError?: string }>();
+    for (const account of accounts) {
+      const stored = sealed.get(account);
+      if (stored === undefined) {
+        result.set(account, { secret: undefined });
+        continue;
+      }
+      const cached = this.opened.get(account);
+      if (cached?.stored === stored) {
+        result.set(account, { secret: cached.secret });
+        continue;
+      }
+      try {
+        const secret = this.secrets.open(account, stored);
+        if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.clear();
+        this.opened.set(account, { stored, secret });
+        result.set(account, { secret });
+      } catch (err) {
+        this.opened.delete(account);
+        const reason = `the webhook secret of account ${account} cannot be opened with this server secret`;
+        this.logger.error({ err, accountSid: account }, 'webhook secret cannot be opened; its events fail');
+        result.set(account, { secret: undefined, secretError: reason });
+      }
+    }
+    return result;
   }
 
   /** Delay before attempt `attempt + 1`: base · 2^(attempt-1), capped, with jitter over its upper half. */
@@ -136,16 +184,18 @@ export class WebhookService {
 
   private async deliver(event: DueEvent, workerId: string): Promise<void> {
     const attempt = event.attempts + 1;
-    const result: AttemptResult = event.secret
-      ? await this.sender.send({
-          url: event.url,
-          body: event.payload,
-          secret: event.secret,
-          webhookId: event.id,
-          timestamp: this.store.clock.now(),
-          options: { timeoutMs: this.config.webhookTimeoutMs, privateAddresses: this.config.webhookAllowPrivate },
-        })
-      : failedAttempt('the account of this event no longer exists', true);
+    const result: AttemptResult = event.secretError
+      ? failedAttempt(event.secretError, true)
+      : event.secret
+        ? await this.sender.send({
+            url: event.url,
+            body: event.payload,
+            secret: event.secret,
+            webhookId: event.id,
+            timestamp: this.store.clock.now(),
+            options: { timeoutMs: this.config.webhookTimeoutMs, privateAddresses: this.config.webhookAllowPrivate },
+          })
+        : failedAttempt('the account of this event no longer exists', true);
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
     const now = nowIso(this.store.clock);
     const runAt = result.ok || giveUp ? now : isoIn(this.store.clock, this.retryDelayMs(attempt));
@@ -179,11 +229,19 @@ export class WebhookService {
     const { handler, context } = JSON.parse(onResponse) as { handler: string; context: unknown };
     const fn = this.responseHandlers.get(handler);
     if (!fn) return this.logger.error({ webhookId: id, handler }, 'no webhook response handler by this name');
+    // Under a savepoint: a handler that fails (a reply refused, or an insert the database rejects, which on
+    // PostgreSQL aborts the whole transaction) undoes only its own writes, and the attempt and the release of the
+    // event recorded before it still commit, so the event is not delivered again.
+    await sql`savepoint reply`.execute(tx.db);
     try {
       await fn(tx, { status: result.status ?? 0, body: result.body, contentType: result.contentType }, context);
+      await sql`release savepoint reply`.execute(tx.db);
     } catch (err) {
+      await sql`rollback to savepoint reply`.execute(tx.db);
+      await sql`release savepoint reply`.execute(tx.db);
       // A bad reply is the receiver's mistake: the delivery itself succeeded and is not repeated.
-      this.logger.warn({ err, webhookId: id, handler }, 'webhook response could not be used');
+      const reason = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ err, webhookId: id, handler, reason }, 'webhook response refused; the delivery stands');
     }
   }
 }
