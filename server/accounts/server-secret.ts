@@ -61,13 +61,7 @@ export class ServerSecret {
         // The check value changes first, on the condition that it is still the old one: on PostgreSQL that locks its
         // row, so of two instances changing the secret at once the second waits, then finds it changed and re-seals
         // nothing (a secret is re-sealed once, never twice).
-        const changed = await trx
-          .updateTable('server_settings')
-          .set({ value: check })
-          .where('name', '=', CHECK_SETTING)
-          .where('value', '=', recorded)
-          .executeTakeFirst();
-        if (Number(changed.numUpdatedRows) === 0)
+        if (!(await accounts.replaceServerSetting(trx, CHECK_SETTING, recorded, check)))
           return (await accounts.serverSetting(trx, CHECK_SETTING)) === check ? [] : undefined;
         return resealWebhookSecrets(trx, new WebhookSecretBox(previous), new WebhookSecretBox(secret));
       });

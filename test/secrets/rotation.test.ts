@@ -3,7 +3,7 @@
 // warning instead of being skipped in silence.
 import { sql } from 'kysely';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { start } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import * as accounts from '../../server/accounts/store.js';
@@ -30,7 +30,12 @@ const storedSecret = async (store: Store, sid: string) =>
 describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
   const cleanups = useCleanups();
   let database: ReturnType<typeof freshDatabase>;
-  afterEach(() => database?.dispose());
+
+  /** The test's database, dropped after the servers on it are closed (clean-ups run last first). */
+  function useDatabase() {
+    database = freshDatabase(engine);
+    cleanups.push(() => database.dispose());
+  }
 
   /** Starts on the test's database with these keys; the server is closed by the test's cleanups. */
   async function startWith(secretKey: string, secretKeyPrevious: string | null, logger = pino({ level: 'silent' })) {
@@ -52,7 +57,7 @@ describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
   }
 
   it('re-seals in one transaction: failing at the last account leaves every secret and the check under the old key', async () => {
-    database = freshDatabase(engine);
+    useDatabase();
     const made = await accountsUnder(A, 3);
     const store = await database.open();
     // The account the re-sealing reaches last refuses its update, after the others were re-sealed.
@@ -90,7 +95,7 @@ describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
   });
 
   it('warns once, naming the accounts, about webhook secrets that open under neither key, and re-seals the rest', async () => {
-    database = freshDatabase(engine);
+    useDatabase();
     const [kept, lost] = await accountsUnder(A, 2);
     const store = await database.open();
     const elsewhere = new WebhookSecretBox('c'.repeat(40)).seal(lost.sid, lost.secret);
