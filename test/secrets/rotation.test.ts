@@ -56,7 +56,7 @@ describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
     return made;
   }
 
-  it('re-seals in one transaction: failing at the last account leaves every secret and the check under the old key', async () => {
+  it('re-seals in one transaction: failing at the last account leaves all under the old key', async () => {
     useDatabase();
     const made = await accountsUnder(A, 3);
     const store = await database.open();
@@ -65,16 +65,18 @@ describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
     if (engine === 'sqlite') {
       await sql
         .raw(
-          `create trigger refuse before update on accounts when old.sid = '${last}' begin select raise(abort, 'refused'); end`,
+          `create trigger refuse before update on accounts when old.sid = '${last}' ` +
+            `begin select raise(abort, 'refused'); end`,
         )
         .execute(store.db);
     } else {
-      await sql`create function refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(
-        store.db,
-      );
+      const refuse = sql`create function refuse() returns trigger language plpgsql as
+        $$ begin raise exception 'refused'; end $$`;
+      await refuse.execute(store.db);
       await sql
         .raw(
-          `create trigger refuse before update on accounts for each row when (old.sid = '${last}') execute function refuse()`,
+          `create trigger refuse before update on accounts for each row when (old.sid = '${last}') ` +
+            'execute function refuse()',
         )
         .execute(store.db);
     }
@@ -94,7 +96,7 @@ describe.each(ENGINES)('changing the server secret (%s)', (engine) => {
     await startWith(B, null);
   });
 
-  it('warns once, naming the accounts, about webhook secrets that open under neither key, and re-seals the rest', async () => {
+  it('warns once, naming the accounts, about secrets that open under neither key, and re-seals the rest', async () => {
     useDatabase();
     const [kept, lost] = await accountsUnder(A, 2);
     const store = await database.open();

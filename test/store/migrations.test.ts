@@ -28,7 +28,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     return db;
   }
 
-  it('010 failing at its last statement leaves neither of its two new columns, and applies once unblocked', async () => {
+  it('010 failing at its last statement leaves neither of its new columns, and applies once unblocked', async () => {
     const db = database();
     const before = await db.open({ migrateTo: '009_sealed_secrets' });
     // The index 010 makes last, already there: its two ALTERs run, then it fails.
@@ -50,7 +50,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     expect(await hasColumn(store, 'webhook_events', 'claims')).toBe(true);
   });
 
-  it('011 failing partway undoes it and every migration of the same start (009, 010), then applies cleanly', async () => {
+  it("011 failing partway undoes it and the start's 009 and 010 too, then applies cleanly", async () => {
     const db = database();
     const before = await db.open({ migrateTo: '008_webhook_queue' });
     // What 011 makes after its table and its fill, already there: SQLite's last trigger, PostgreSQL's function.
