@@ -93,7 +93,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   }
   const { databaseUrl, dataDir } = config;
   const schema = config.databaseSchema ?? undefined;
-  const secret = new ServerSecret(config);
+  const secret = new ServerSecret(config, logger);
   const store =
     options.store ??
     (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));

@@ -137,8 +137,18 @@ export async function serverSetting(db: Conn, name: string): Promise<string | un
   return row?.value;
 }
 
-export async function setServerSetting(db: Conn, name: string, value: string): Promise<void> {
-  await db.updateTable('server_settings').set({ value }).where('name', '=', name).execute();
+/**
+ * Sets a setting to `to` if it is still `from`, and says whether it was. On PostgreSQL the update locks the row
+ * until the transaction ends: a second caller waits, then finds it changed.
+ */
+export async function replaceServerSetting(db: Conn, name: string, from: string, to: string): Promise<boolean> {
+  const result = await db
+    .updateTable('server_settings')
+    .set({ value: to })
+    .where('name', '=', name)
+    .where('value', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function deleteServerSetting(db: Conn, name: string): Promise<void> {

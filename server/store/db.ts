@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor, type MigrationContext } from './migrations/index.js';
@@ -90,7 +90,13 @@ export class Store {
     const store = options.databaseUrl
       ? await openPostgres(options.databaseUrl, options.schema, clock)
       : openSqlite(options.dataDir ?? './data', clock, options.logger);
-    await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
+    try {
+      await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
+    } catch (err) {
+      // A start that cannot migrate leaves no connection (PostgreSQL's pool, SQLite's file) open behind it.
+      await store.close().catch(() => undefined);
+      throw err;
+    }
     return store;
   }
 
@@ -99,7 +105,7 @@ export class Store {
     // Kysely looks for its migration tables in every schema unless told which: with one schema per
     // test server, another server's tables would be taken for ours.
     const migrator = new Migrator({
-      db: this.db,
+      db: this.sqlite ? migrationConnection(this.sqlite.file) : this.db,
       provider,
       ...(this.schema ? { migrationTableSchema: this.schema } : {}),
     });
@@ -180,6 +186,27 @@ function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   reader.pragma('busy_timeout = 5000');
   const sqlite = { path: filePath, file: cached, reader: withStatementCache(reader), logger };
   return new Store(db, 'sqlite', undefined, sqlite, clock);
+}
+
+/**
+ * Kysely's Migrator runs PostgreSQL's pending migrations, and their records in its table, in one transaction, but
+ * SQLite's one by one outside any (its SqliteAdapter says SQLite has no transactional DDL, which it has): a crash
+ * or an error halfway through a migration left a half-made schema that the next start could not apply again
+ * ("already exists", "duplicate column"). Through this connection, the migrations of one start and their records
+ * are one SQLite transaction too: all applied or none. (Not destroyed after use: that would close the file.)
+ */
+function migrationConnection(file: SQLite.Database): Kysely<any> {
+  class TransactionalDdl extends SqliteAdapter {
+    override get supportsTransactionalDdl(): boolean {
+      return true;
+    }
+  }
+  class Dialect extends SqliteDialect {
+    override createAdapter() {
+      return new TransactionalDdl();
+    }
+  }
+  return new Kysely<any>({ dialect: new Dialect({ database: file }) });
 }
 
 /**

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { start } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
@@ -53,4 +54,24 @@ describe.each(ENGINES)('file modes of the data (%s)', (engine) => {
       for (const suffix of ['', '-wal', '-shm']) expect(modeOf(`${file}${suffix}`)).toBe(0o600);
     },
   );
+
+  it('tightens a secret.key copied in readable to others (0644) to 0600 at start, with one warning', async () => {
+    const db = freshDatabase(engine);
+    cleanups.push(() => db.dispose());
+    const file = path.join(db.dataDir, 'secret.key');
+    const secret = randomBytes(32).toString('base64url');
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+
+    const server = await start(loadConfig(testEnv(engine, db.dataDir)), { store: await db.open(), logger });
+    cleanups.push(() => server.close());
+
+    expect(server.services.secretKey).toBe(secret);
+    expect(modeOf(file)).toBe(0o600);
+    expect(lines.filter((l) => l.msg.includes('secret.key'))).toEqual([
+      expect.objectContaining({ msg: `${file} was readable by others (mode 0644): made it 0600` }),
+    ]);
+  });
 });
