@@ -61,8 +61,10 @@ export function answerClientErrors(server: Server, logger: Logger): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => latest.set(req.socket, res));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const res = latest.get(socket);
-    // A peer that reset the connection, or one no longer writable, takes no answer; nor one whose response began.
-    if (err.code === 'ECONNRESET' || !socket.writable || (res && !res.req.complete && res.headersSent)) {
+    // A peer that reset the connection, or one no longer writable, takes no answer; nor one whose latest response
+    // began and is still being written (a pipelined request), or answered a request whose body then broke.
+    const answering = res?.headersSent === true && (!res.req.complete || !res.writableFinished);
+    if (err.code === 'ECONNRESET' || !socket.writable || answering) {
       socket.destroy();
       return;
     }
