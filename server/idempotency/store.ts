@@ -86,15 +86,8 @@ export async function recordResponse(
   status: number,
   body: unknown,
 ): Promise<void> {
-  const updated = await where(scope)(
-    db
-      .updateTable('idempotency_keys')
-      .set({ state: 'done', response_status: status, response_body: body === undefined ? null : JSON.stringify(body) }),
-  )
-    .where('state', '=', 'running')
-    .where('locked_until', '=', lease)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new Error(`idempotency key ${scope.key}: the claim was taken over`);
+  if (!(await complete(db, scope, lease, status, body)))
+    throw new Error(`idempotency key ${scope.key}: the claim was taken over`);
 }
 
 /**
