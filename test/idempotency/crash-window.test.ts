@@ -1,7 +1,7 @@
 // No crash window: the first response to an Idempotency-Key is recorded in the transaction of the work it answers.
 // A request made to fail once its work has committed (TEST_FAIL_AFTER_WORK, honoured only with NODE_ENV=test) is
 // retried with the same key: the retry replays the response the work recorded and creates nothing twice.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv, useTestServer, type TestAccount } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { freePort } from '../support/prism.js';
-import { ROOT } from '../support/run.js';
+import { startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 
 type Client = TelephonyClient;
@@ -119,16 +119,6 @@ describe.each(ENGINES)('an idempotent request failing after its work committed (
 
 const API_KEY = 'tk_idempotency_crash_key_0123456789';
 
-function startServer(env: NodeJS.ProcessEnv): ChildProcess {
-  // Its own process group, so that no tsx process outlives the test.
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    detached: true,
-    stdio: 'ignore',
-  });
-}
-
 const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
@@ -151,7 +141,7 @@ describe.each(ENGINES)('a server killed right after the work of an idempotent re
     });
     const url = `http://127.0.0.1:${port}`;
     const run = async (extra: NodeJS.ProcessEnv) => {
-      const child = startServer({ ...env, ...extra });
+      const child = startServerProcess({ ...env, ...extra });
       cleanups.push(async () => {
         if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
         await exited(child);

@@ -1,6 +1,6 @@
 // The server SIGKILLed mid-pipeline with hundreds of messages in flight, then restarted on the same database:
 // every message reaches a final state, none is sent twice, every status callback arrives at least once.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,22 +10,12 @@ import { dropPostgresSchema } from '../../server/store/db.js';
 import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
-import { ROOT } from '../support/run.js';
+import { startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
 const API_KEY = 'tk_crash_test_key_0123456789abcdef';
-
-function startServer(env: NodeJS.ProcessEnv): ChildProcess {
-  // Its own process group, so SIGKILL reaches tsx and the node process it runs.
-  return spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    detached: true,
-    stdio: 'ignore',
-  });
-}
 
 function kill(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
@@ -82,7 +72,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
       const receiver = await startReceiver();
       cleanups.push(() => receiver.close());
 
-      let server = startServer(env);
+      let server = startServerProcess(env);
       cleanups.push(async () => {
         if (server.exitCode === null && server.signalCode === null) await kill(server);
       });
@@ -112,7 +102,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
       const atKill = await statusCounts(engine, config, sids);
       expect(atKill.final).toBeLessThan(MESSAGES);
 
-      server = startServer(env);
+      server = startServerProcess(env);
       await ready(url);
       const finished = await waitUntil(
         async () => {

@@ -1,5 +1,5 @@
 // Runs one of the project's commands as a user would, with a chosen environment, and collects its output.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,5 +24,15 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+  });
+}
+
+/** Starts the server as `npm start` would, in its own process group so a kill of the group reaches tsx's child too. */
+export function startServerProcess(env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(TSX, ['server/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    detached: true,
+    stdio: 'ignore',
   });
 }
