@@ -96,8 +96,6 @@ export interface paths {
          * @description Lists the calls of your account, inbound and outbound, newest first. Filters combine with
          *     AND.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listCalls"];
         put?: never;
@@ -111,8 +109,6 @@ export interface paths {
          *     number of your account.
          *
          *     Supports `Idempotency-Key`. See the Calls tag for the sandbox magic destination numbers.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["makeCall"];
@@ -136,8 +132,6 @@ export interface paths {
          * Fetch a call
          * @description Fetches one call of your account with its current status, timing and price.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getCall"];
         put?: never;
@@ -155,8 +149,6 @@ export interface paths {
          *
          *     `409 call_not_modifiable` when the call has already ended, or `canceled` is asked of an
          *     answered call (send `completed` to hang up).
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         post: operations["updateCall"];
@@ -182,10 +174,33 @@ export interface paths {
          *     first. A recording is `processing` until its audio file is ready, then `completed` (or
          *     `failed`). 404 when the call does not exist in your account.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listCallRecordings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recordings/{sid}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recording's sid. */
+                sid: components["schemas"]["RecordingSid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a recording's audio
+         * @description The recording's WAV file (8 kHz, 16-bit PCM, mono or 2 channels). `404 not_found` when the
+         *     recording does not exist in your account, or is not `completed` (yet, or it failed).
+         *
+         */
+        get: operations["getRecordingMedia"];
         put?: never;
         post?: never;
         delete?: never;
@@ -744,6 +759,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/inbound-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inject an inbound call
+         * @description Simulates a call from an outside number `from` to `to`, a number your account holds (else
+         *     `422 to_number_not_owned`). It is handled exactly like a real inbound call: created
+         *     `ringing`, answered, and the number's `voice_url` is fetched with `voice_method` for its
+         *     instructions (with no `voice_url`, a short spoken notice plays and the call completes).
+         *     The caller listens; make it press digits or speak with POST
+         *     /v1/sandbox/calls/{sid}/input. Answers `404 not_found` when the sandbox carrier is not
+         *     active. Supports `Idempotency-Key`.
+         *
+         */
+        post: operations["injectInboundCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/calls/{sid}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The call's sid (a call of your account). */
+                sid: components["schemas"]["CallSid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Press digits or speak on a live call
+         * @description The other end of an `in-progress` call of your account presses `digits` (DTMF tones) or
+         *     says `speech`, now: a `<Gather>` listening for that input receives it, a `<Record>` records
+         *     it, and recordings of the call contain it. Give exactly one of them (else `400
+         *     invalid_request`). `409 call_not_modifiable` when the call is not `in-progress`;
+         *     `404 not_found` when it does not exist in your account or the sandbox carrier is not
+         *     active.
+         *
+         */
+        post: operations["sendCallInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/verification-codes/{to}": {
         parameters: {
             query?: never;
@@ -1065,8 +1136,24 @@ export interface components {
             to: components["schemas"]["PhoneNumberE164"];
             status: components["schemas"]["CallStatus"];
             direction: components["schemas"]["CallDirection"];
-            /** @description Where call-control instructions are fetched; null when inline `twiml` was given. */
+            /** @description The call whose `<Dial>` made this one (direction `outbound-dial`); null otherwise. */
+            parent_call_sid: string | null;
+            /**
+             * @description Who answered, as the network tells it: `human`, or `machine_start` (a voicemail
+             *     machine); null until answered, and for calls answered by a number on this platform.
+             *
+             * @enum {string|null}
+             */
+            answered_by: "human" | "machine_start" | null;
+            /** @description Where call-control instructions are fetched; null when inline `twiml` was given. For an
+             *     inbound call, the number's `voice_url` at the time of the call.
+             *      */
             url: string | null;
+            /**
+             * @description The HTTP method `url` is fetched with; null when `url` is.
+             * @enum {string|null}
+             */
+            method: "GET" | "POST" | null;
             /** @description Receives this call's status events; null when none was given. */
             status_callback: string | null;
             /** @description Seconds from answer to hang-up; null until the call has ended (0 if never answered). */
@@ -1085,6 +1172,15 @@ export interface components {
             price: number | null;
             /** @description ISO 4217 currency code of `price`. */
             price_unit: string;
+            /** @description Why the call ended `failed` (or was rejected); null otherwise. `invalid_destination`
+             *     (the number does not exist), `instructions_fetch_failed` (the instructions URL gave no
+             *     usable answer), `invalid_instructions` (not valid TwiML), `instruction_loop` (more than
+             *     100 documents in one call), `rejected` (`<Reject>`), `call_interrupted` (the server
+             *     running the call stopped while it was live).
+             *      */
+            error_code: string | null;
+            /** @description A readable explanation of `error_code`; null when it is null. */
+            error_message: string | null;
             /** Format: date-time */
             date_created: string;
             /** Format: date-time */
@@ -1229,6 +1325,19 @@ export interface components {
             /** @description Media attached to the message. In a form body, repeat the key once per URL. */
             media_url?: components["schemas"]["HttpUrl"][];
         };
+        InjectInboundCallRequest: {
+            /** @description The outside number the call comes from. */
+            from: components["schemas"]["PhoneNumberE164"];
+            /** @description A number your account holds. */
+            to: components["schemas"]["PhoneNumberE164"];
+        };
+        /** @description Exactly one of `digits` or `speech` (checked by the server). */
+        CallInputRequest: {
+            /** @description DTMF digits the other end presses (`0-9`, `*`, `#`), one tone each. */
+            digits?: string;
+            /** @description A phrase the other end says (heard by a speech `<Gather>` with confidence 0.9). */
+            speech?: string;
+        };
         /**
          * @description The kind of line, from the numbering plan; `unknown` when it cannot be determined,
          *     including ranges shared by fixed and mobile lines (all of North America: the plan does not
@@ -1270,10 +1379,29 @@ export interface components {
              */
             timeout?: number;
             /**
-             * @description Record the whole call.
+             * @description Record the whole call, from the answer to the hang-up.
              * @default false
              */
             record?: boolean;
+            /**
+             * @description `mono` mixes both sides; `dual` keeps this call's side on channel 1 and the other end on channel 2.
+             * @default mono
+             * @enum {string}
+             */
+            recording_channels?: "mono" | "dual";
+            /** @description Receives `recording.completed` / `recording.failed` for this call's recordings (else `status_callback`). */
+            recording_status_callback?: components["schemas"]["HttpUrl"];
+            /** @description Which status events to send (Twilio's `StatusCallbackEvent`): `initiated`, `ringing`,
+             *     `answered`, `completed` (`completed` stands for every final event: `call.completed`,
+             *     `call.busy`, `call.no-answer`, `call.failed`, `call.canceled`). Default: all. In a form
+             *     body repeat the key, or separate the values with spaces.
+             *      */
+            status_callback_event?: ("initiated" | "ringing" | "answered" | "completed")[];
+            /**
+             * @description Seconds the call may last once answered before it is hung up.
+             * @default 14400
+             */
+            time_limit?: number;
         };
         /** @description URLs of the attached media. */
         MediaUrlList: string[];
@@ -1655,14 +1783,35 @@ export interface components {
              * @enum {string}
              */
             status: "processing" | "completed" | "failed";
-            /** @description Length in seconds; null while `processing`. */
+            /**
+             * @description What made it: `outbound_api` (`record: true` on POST /v1/calls), `record_verb`
+             *     (`<Record>`), `dial_verb` (`<Dial record>`).
+             *
+             * @enum {string}
+             */
+            source: "outbound_api" | "record_verb" | "dial_verb";
+            /** @description Length in whole seconds (rounded up); null while `processing`. */
             duration: number | null;
             /** @description 1 (mono, both sides mixed) or 2 (one channel per side). */
             channels: number;
-            /** @description Absolute URL of the audio file (WAV); fetch it with the same bearer key. */
+            /**
+             * Format: date-time
+             * @description When the recording started.
+             */
+            start_time: string;
+            /** @description Amount charged for it, in `price_unit` (the sandbox charges nothing); null while `processing`. */
+            price: number | null;
+            price_unit: string;
+            /** @description Why it `failed` (`recording_too_large`: over the server's size bound); null otherwise. */
+            error_code: string | null;
+            /** @description Absolute URL of the audio file (WAV), GET /v1/recordings/{sid}/media: fetch it with the
+             *     same bearer key once `completed`.
+             *      */
             media_url: string;
             /** Format: date-time */
             date_created: string;
+            /** Format: date-time */
+            date_updated: string;
         };
         /** @description A page of a call's recordings, newest first. */
         RecordingList: {
@@ -2436,6 +2585,12 @@ export interface operations {
                 from?: components["schemas"]["PhoneNumberE164"];
                 /** @description Only calls in this status. */
                 status?: components["schemas"]["CallStatus"];
+                /** @description Only calls in this direction. */
+                direction?: components["schemas"]["CallDirection"];
+                /** @description Only calls created at or after this instant. */
+                date_created_after?: string;
+                /** @description Only calls created before this instant. */
+                date_created_before?: string;
             };
             header?: never;
             path?: never;
@@ -2458,6 +2613,11 @@ export interface operations {
                      *           "to": "+14155550123",
                      *           "status": "completed",
                      *           "direction": "outbound-api",
+                     *           "parent_call_sid": null,
+                     *           "answered_by": "human",
+                     *           "method": "POST",
+                     *           "error_code": null,
+                     *           "error_message": null,
                      *           "url": "https://app.example.com/voice/appointment-reminder",
                      *           "status_callback": "https://app.example.com/webhooks/calls",
                      *           "duration": 42,
@@ -2479,7 +2639,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     makeCall: {
@@ -2539,6 +2698,11 @@ export interface operations {
                      *       "to": "+14155550123",
                      *       "status": "queued",
                      *       "direction": "outbound-api",
+                     *       "parent_call_sid": null,
+                     *       "answered_by": null,
+                     *       "method": "POST",
+                     *       "error_code": null,
+                     *       "error_message": null,
                      *       "url": "https://app.example.com/voice/appointment-reminder",
                      *       "status_callback": "https://app.example.com/webhooks/calls",
                      *       "duration": null,
@@ -2561,7 +2725,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getCall: {
@@ -2589,6 +2752,11 @@ export interface operations {
                      *       "to": "+14155550123",
                      *       "status": "in-progress",
                      *       "direction": "outbound-api",
+                     *       "parent_call_sid": null,
+                     *       "answered_by": "human",
+                     *       "method": "POST",
+                     *       "error_code": null,
+                     *       "error_message": null,
                      *       "url": "https://app.example.com/voice/appointment-reminder",
                      *       "status_callback": "https://app.example.com/webhooks/calls",
                      *       "duration": null,
@@ -2608,7 +2776,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateCall: {
@@ -2647,6 +2814,11 @@ export interface operations {
                      *       "to": "+14155550123",
                      *       "status": "completed",
                      *       "direction": "outbound-api",
+                     *       "parent_call_sid": null,
+                     *       "answered_by": "human",
+                     *       "method": "POST",
+                     *       "error_code": null,
+                     *       "error_message": null,
                      *       "url": "https://app.example.com/voice/appointment-reminder",
                      *       "status_callback": "https://app.example.com/webhooks/calls",
                      *       "duration": 23,
@@ -2669,7 +2841,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listCallRecordings: {
@@ -2702,10 +2873,16 @@ export interface operations {
                      *           "account_sid": "AC0b8f086a69db9265f219ddf4efdce889",
                      *           "call_sid": "CA1317f6653f9e0ba0ce4365e1f09a36b5",
                      *           "status": "completed",
-                     *           "duration": 41,
+                     *           "source": "outbound_api",
+                     *           "duration": 42,
                      *           "channels": 1,
-                     *           "media_url": "http://localhost:3000/media/recordings/RE9a235f8bcd63f97bb0e86e4afab42b8b.wav",
-                     *           "date_created": "2025-06-02T11:00:51Z"
+                     *           "start_time": "2025-06-02T11:00:09Z",
+                     *           "price": 0,
+                     *           "price_unit": "USD",
+                     *           "error_code": null,
+                     *           "media_url": "http://localhost:3000/v1/recordings/RE9a235f8bcd63f97bb0e86e4afab42b8b/media",
+                     *           "date_created": "2025-06-02T11:00:51Z",
+                     *           "date_updated": "2025-06-02T11:00:52Z"
                      *         }
                      *       ],
                      *       "next_page_token": null
@@ -2719,7 +2896,35 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    getRecordingMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recording's sid. */
+                sid: components["schemas"]["RecordingSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audio file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/wav": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     searchLocalNumbers: {
@@ -4281,6 +4486,148 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    injectInboundCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique key (for example a UUID) that makes retries safe. The same key and body within
+                 *     24 hours replays the first successful response with `Idempotent-Replayed: true` instead of
+                 *     creating again; the same key with a different body answers `409 idempotency_key_reused`,
+                 *     and while the first request is still running, `409 idempotency_key_in_use`. Keys are
+                 *     scoped to your account and the endpoint.
+                 *
+                 * @example 3f9c1b2e-6a4d-4f8e-9b7c-2d1e0f3a4b5c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "from": "+14155550123",
+                 *       "to": "+14155550162"
+                 *     } */
+                "application/json": components["schemas"]["InjectInboundCallRequest"];
+                /** @example {
+                 *       "from": "+14155550123",
+                 *       "to": "+14155550162"
+                 *     } */
+                "application/x-www-form-urlencoded": components["schemas"]["InjectInboundCallRequest"];
+            };
+        };
+        responses: {
+            /** @description The inbound call was created. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "sid": "CAa1e5c1f5a7b24c0d9e8f7a6b5c4d3e2f",
+                     *       "account_sid": "AC0b8f086a69db9265f219ddf4efdce889",
+                     *       "from": "+14155550123",
+                     *       "to": "+14155550162",
+                     *       "status": "ringing",
+                     *       "direction": "inbound",
+                     *       "parent_call_sid": null,
+                     *       "answered_by": null,
+                     *       "url": "https://app.example.com/voice/incoming",
+                     *       "method": "POST",
+                     *       "status_callback": null,
+                     *       "duration": null,
+                     *       "start_time": null,
+                     *       "end_time": null,
+                     *       "price": null,
+                     *       "price_unit": "USD",
+                     *       "error_code": null,
+                     *       "error_message": null,
+                     *       "date_created": "2025-06-02T11:00:04Z",
+                     *       "date_updated": "2025-06-02T11:00:04Z"
+                     *     } */
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendCallInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The call's sid (a call of your account). */
+                sid: components["schemas"]["CallSid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "digits": "1234#"
+                 *     } */
+                "application/json": components["schemas"]["CallInputRequest"];
+                /** @example {
+                 *       "digits": "1234#"
+                 *     } */
+                "application/x-www-form-urlencoded": components["schemas"]["CallInputRequest"];
+            };
+        };
+        responses: {
+            /** @description The input was heard; the call as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "sid": "CAa1e5c1f5a7b24c0d9e8f7a6b5c4d3e2f",
+                     *       "account_sid": "AC0b8f086a69db9265f219ddf4efdce889",
+                     *       "from": "+14155550123",
+                     *       "to": "+14155550162",
+                     *       "status": "in-progress",
+                     *       "direction": "inbound",
+                     *       "parent_call_sid": null,
+                     *       "answered_by": null,
+                     *       "url": "https://app.example.com/voice/incoming",
+                     *       "method": "POST",
+                     *       "status_callback": null,
+                     *       "duration": null,
+                     *       "start_time": "2025-06-02T11:00:05Z",
+                     *       "end_time": null,
+                     *       "price": null,
+                     *       "price_unit": "USD",
+                     *       "error_code": null,
+                     *       "error_message": null,
+                     *       "date_created": "2025-06-02T11:00:04Z",
+                     *       "date_updated": "2025-06-02T11:00:04Z"
+                     *     } */
+                    "application/json": components["schemas"]["Call"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

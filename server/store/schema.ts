@@ -226,6 +226,70 @@ export interface SandboxOtpDeliveryRow {
   date_sent: string;
 }
 
+export type CallStatus =
+  'queued' | 'ringing' | 'in-progress' | 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+
+/** One call leg. `machine` and `step` belong to the call engine (server/calls/engine): see there. */
+export interface CallRow {
+  sid: string;
+  account_sid: string;
+  parent_call_sid: string | null;
+  from_number: string;
+  to_number: string;
+  direction: 'outbound-api' | 'inbound' | 'outbound-dial';
+  status: CallStatus;
+  answered_by: 'human' | 'machine_start' | null;
+  url: string | null;
+  method: 'GET' | 'POST' | null;
+  /** Inline instructions as given (POST /v1/calls `twiml`, or a live change). */
+  twiml: string | null;
+  status_callback: string | null;
+  /** Space-separated `status_callback_event` values; null: all. */
+  status_callback_events: string | null;
+  recording_status_callback: string | null;
+  record: number;
+  recording_channels: number;
+  timeout: number;
+  time_limit: number;
+  duration: number | null;
+  start_time: string | null;
+  end_time: string | null;
+  price: number | null;
+  price_unit: string;
+  error_code: string | null;
+  error_message: string | null;
+  /** The leg on this platform at the other end of this one (an inbound leg and the leg that called it). */
+  peer_sid: string | null;
+  /** `api` for calls the account made or received; `verification` for calls the Verify service places. */
+  purpose: 'api' | 'verification';
+  /** The call machine's state (JSON), once answered. */
+  machine: string | null;
+  /** Bumped at every change of the call's course, so a job scheduled before it knows it is stale. */
+  step: number;
+  date_created: string;
+  date_updated: string;
+}
+
+export interface RecordingRow {
+  sid: string;
+  account_sid: string;
+  call_sid: string;
+  source: 'outbound_api' | 'record_verb' | 'dial_verb';
+  status: 'processing' | 'completed' | 'failed';
+  channels: number;
+  duration: number | null;
+  start_time: string;
+  price: number | null;
+  price_unit: string;
+  error_code: string | null;
+  status_callback: string | null;
+  /** The timeline segments to render (JSON), until the audio is stored. */
+  segments: string | null;
+  audio: Buffer | null;
+  date_created: string;
+  date_updated: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -243,4 +307,6 @@ export interface Database {
   verification_sends: VerificationSendRow;
   account_settings: AccountSettingsRow;
   sandbox_otp_deliveries: SandboxOtpDeliveryRow;
+  calls: CallRow;
+  recordings: RecordingRow;
 }

@@ -12,6 +12,7 @@ import * as webhookQueue from './008_webhook_queue.js';
 import * as sealedSecrets from './009_sealed_secrets.js';
 import * as claimCounts from './010_claim_counts.js';
 import * as rateLimits from './011_rate_limits.js';
+import * as calls from './012_calls.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -33,6 +34,7 @@ const MIGRATIONS: [string, Up][] = [
   ['009_sealed_secrets', sealedSecrets.up],
   ['010_claim_counts', claimCounts.up],
   ['011_rate_limits', rateLimits.up],
+  ['012_calls', calls.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
