@@ -2,7 +2,8 @@
 // every status callback received by a loopback receiver in this process).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BenchTools, CpuTime, Scenario, Target } from './scenarios.js';
+import type { BenchTools, Scenario, Target } from './scenarios.js';
+import { numberPool, serverCpu, settled } from './shared.js';
 
 const PIPELINE_SECONDS = Number(process.env.BENCH_PIPELINE_SECONDS ?? 30);
 // The pipeline is offered a fifth more than its target. Offered exactly the target, a pipeline that keeps pace
@@ -15,30 +16,6 @@ const POST_ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 // 50 connections; the pipeline completing 1,000 messages per second or more for 30 s, every callback received.
 const TARGET = { postRatio: 0.4, postP99Ms: 50, pipelineRate: 1000, pipelineSeconds: 30 } as const;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
-
-/** Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has. */
-async function numberPool(target: Target, count: number): Promise<string[]> {
-  const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
-  const pool: string[] = [];
-  for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {
-    const found = (await (
-      await fetch(`${target.url}/v1/available-phone-numbers/US/Local?area_code=${area}&page_size=100`, { headers })
-    ).json()) as {
-      data: { phone_number: string }[];
-    };
-    for (const n of found.data) {
-      if (pool.length >= count) return pool;
-      const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ PhoneNumber: n.phone_number }),
-      });
-      if (res.status === 201) pool.push(n.phone_number);
-    }
-  }
-  if (pool.length < count) throw new Error(`messages bench: only ${pool.length} numbers provisioned`);
-  return pool;
-}
 
 interface Receiver {
   url: string;
@@ -68,40 +45,6 @@ async function startReceiver(expected: string[]): Promise<Receiver> {
     seen,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-/**
- * The server's CPU time per request (or message) between two readings, in ms and, for its main thread, in bare
- * POSTs (the same machine's yardstick): unlike a rate, it hardly depends on what else the machine does. The other
- * threads are mostly V8's garbage collector helpers, which the bare route has too (its yardstick counts them).
- */
-function serverCpu(
-  unit: string,
-  count: number,
-  before: CpuTime | null,
-  after: CpuTime | null,
-  barePostCpuMs: number | null,
-): string {
-  if (!before || !after) return '';
-  const per = (seconds: number) => (seconds * 1000) / count;
-  const main = per(after.main - before.main);
-  const inBarePosts = barePostCpuMs ? ` (${(main / barePostCpuMs).toFixed(2)} bare POSTs)` : '';
-  const all = per(after.all - before.all).toFixed(3);
-  return `; server CPU per ${unit}: main thread ${main.toFixed(3)} ms${inBarePosts}, all threads ${all} ms`;
-}
-
-/** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from
- * rest. */
-async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await target.cpu();
-  while (last && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = await target.cpu();
-    // Under 2% of a core over the half second: idle but for its timers.
-    if (!now || now.all - last.all < 0.01) return;
-    last = now;
-  }
 }
 
 async function postThroughput(

@@ -1,6 +1,7 @@
 // The benchmark scenarios; each feature adds its own. A scenario gets a fresh server and prints table rows.
 import type autocannon from 'autocannon';
 import { messageScenarios } from './messages.js';
+import { callScenarios } from './calls.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -205,6 +206,7 @@ export const scenarios: Scenario[] = [
     },
   },
   ...messageScenarios,
+  ...callScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */
