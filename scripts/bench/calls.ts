@@ -144,7 +144,8 @@ async function liveCalls(target: Target, { barePostCpuMs, loopFigures }: BenchTo
     `| ${LIVE_CALLS} live calls at SANDBOX_CALL_SPEED=${CALL_SPEED} on one instance (SQLite), each Say ×8 + Gather ` +
       `(digits pressed by +15005550008) + Record 5 s + Hangup, about 45 s of call time: placed in ` +
       `${placedIn.toFixed(1)} s (${refused} refused), all ended in ${tookS.toFixed(1)} s; ` +
-      `${completed} completed with a completed recording, ${inOrder} with exactly initiated → ringing → answered → completed, ${recorded} ` +
+      `${completed} completed with a completed recording, ` +
+      `${inOrder} with exactly initiated → ringing → answered → completed, ${recorded} ` +
       `recordings completed${serverCpu('call', Math.max(1, completed), cpuBefore, cpuAfter, barePostCpuMs)}; ` +
       `server event loop late by ${loopFigures(loop)}; target (all completed, callbacks in order, loop p99 under ` +
       `${TARGET.loopP99Ms} ms) ${verdict(met)} | | | | | |`,
