@@ -98,15 +98,7 @@ export interface RejectVerb {
 }
 
 export type Verb =
-  | SayVerb
-  | PlayVerb
-  | PauseVerb
-  | GatherVerb
-  | RecordVerb
-  | DialVerb
-  | RedirectVerb
-  | HangupVerb
-  | RejectVerb;
+  SayVerb | PlayVerb | PauseVerb | GatherVerb | RecordVerb | DialVerb | RedirectVerb | HangupVerb | RejectVerb;
 
 /** One `<Response>` document. */
 export interface Instructions {
