@@ -22,8 +22,8 @@ export interface ReadContext {
   verbs: number;
 }
 
-export const MAX_VERBS = 100;
-const MAX_SAY_CHARS = 4096;
+const MAX_VERBS = 100;
+export const MAX_SAY_CHARS = 4096;
 const KEYS = '0123456789*#';
 // Twilio's default for Record, in its order.
 const RECORD_FINISH_KEYS = '1234567890*#';
