@@ -117,7 +117,9 @@ describe('fetching instructions', () => {
     expect(await fetchFrom('/garbage')).toEqual({
       ok: false,
       errorCode: 'invalid_instructions',
-      errorMessage: `the document from ${receiver.url}/garbage is not valid TwiML: <Dance> is not a supported verb (supported: Say, Play, Pause, Gather, Record, Dial, Redirect, Hangup, Reject)`,
+      errorMessage:
+        `the document from ${receiver.url}/garbage is not valid TwiML: ` +
+        '<Dance> is not a supported verb (supported: Say, Play, Pause, Gather, Record, Dial, Redirect, Hangup, Reject)',
     });
     answering(200, 'text/xml', 'Not XML at all');
     expect(await fetchFrom('/not-xml')).toMatchObject({

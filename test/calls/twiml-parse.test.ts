@@ -336,7 +336,8 @@ describe('refusals name the element and attribute at fault', () => {
     ],
     [
       '<Response><Dial record="yes">+14155550100</Dial></Response>',
-      '<Dial> record must be one of true, false, do-not-record, record-from-answer, record-from-ringing, record-from-answer-dual, record-from-ringing-dual, got "yes"',
+      '<Dial> record must be one of true, false, do-not-record, record-from-answer, record-from-ringing, ' +
+        'record-from-answer-dual, record-from-ringing-dual, got "yes"',
     ],
     // Redirect, Reject
     ['<Response><Redirect/></Response>', '<Redirect> needs a URL (as its text)'],
@@ -366,6 +367,19 @@ describe('refusals name the element and attribute at fault', () => {
 });
 
 describe('bounds', () => {
+  it('refuses SSML nested more than 16 deep inside <Say>', () => {
+    expect(parse(`<Say>${'<p>'.repeat(16)}Hi${'</p>'.repeat(16)}</Say>`)).toMatchObject([{ text: 'Hi' }]);
+    expect(parse(`<Say>${'<p>'.repeat(17)}Hi${'</p>'.repeat(17)}</Say>`)).toBe(
+      '<Say> SSML may nest at most 16 elements deep',
+    );
+  });
+
+  it('refuses a deeply nested document without overflowing the stack', () => {
+    expect(parse(`<Say>${'<s>'.repeat(20_000)}Hi${'</s>'.repeat(20_000)}</Say>`)).toBe(
+      '<Say> SSML may nest at most 16 elements deep',
+    );
+  });
+
   it('takes 100 verbs, counting those inside <Gather>, and refuses the 101st', () => {
     const gather = `<Gather>${'<Pause/>'.repeat(9)}</Gather>`;
     expect(parse(gather.repeat(10))).toHaveLength(10);

@@ -60,13 +60,17 @@ export function elementsOf(element: Element): Element[] {
   return elements;
 }
 
+/** SSML nested deeper than this is refused (real markup nests a few levels; this bounds the recursion). */
+const MAX_SSML_DEPTH = 16;
+
 /** The text of a `<Say>`, with that of the SSML elements in it. */
-export function speechOf(element: Element): string {
+export function speechOf(element: Element, depth = 0): string {
+  if (depth > MAX_SSML_DEPTH) throw new TwimlError(`<Say> SSML may nest at most ${MAX_SSML_DEPTH} elements deep`);
   let text = '';
   for (let node = element.firstChild; node; node = node.nextSibling) {
     if (isText(node)) text += node.nodeValue ?? '';
     else if (node.nodeType !== ELEMENT) continue;
-    else if (SSML.has(node.nodeName)) text += speechOf(node as Element);
+    else if (SSML.has(node.nodeName)) text += speechOf(node as Element, depth + 1);
     else throw new TwimlError(`<Say> may hold only text and SSML elements, got <${node.nodeName}>`);
   }
   return text;

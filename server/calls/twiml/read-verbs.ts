@@ -23,6 +23,7 @@ export interface ReadContext {
 }
 
 const MAX_VERBS = 100;
+const VERB_NAMES = 'Say, Play, Pause, Gather, Record, Dial, Redirect, Hangup, Reject';
 export const MAX_SAY_CHARS = 4096;
 const KEYS = '0123456789*#';
 // Twilio's default for Record, in its order.
@@ -142,9 +143,8 @@ function dialled(element: Element): string {
   const { text, elements } = partsOf(element);
   const other = elements.find((e) => e.nodeName !== 'Number');
   if (other) {
-    throw new TwimlError(
-      `<Dial> may hold only a <Number> (Client, Conference, Queue, Sip and Sim are not supported), got <${other.nodeName}>`,
-    );
+    const unsupported = 'Client, Conference, Queue, Sip and Sim are not supported';
+    throw new TwimlError(`<Dial> may hold only a <Number> (${unsupported}), got <${other.nodeName}>`);
   }
   if (elements.length > 1) throw new TwimlError('only one <Number> per <Dial> is supported');
   if (elements.length === 1 && !blank(text)) {
@@ -220,8 +220,6 @@ export function readVerb(element: Element, context: ReadContext): Verb {
       return { verb: 'Reject', reason };
     }
     default:
-      throw new TwimlError(
-        `<${element.nodeName}> is not a supported verb (supported: Say, Play, Pause, Gather, Record, Dial, Redirect, Hangup, Reject)`,
-      );
+      throw new TwimlError(`<${element.nodeName}> is not a supported verb (supported: ${VERB_NAMES})`);
   }
 }
