@@ -34,8 +34,9 @@ export function parseTwiml(xml: string, documentUrl: string | null): ParseResult
       if (node.nodeType === DOCUMENT_TYPE) throw new TwimlError('a DOCTYPE is not allowed');
     }
     const root = document.documentElement!;
-    if (root.nodeName !== 'Response')
+    if (root.nodeName !== 'Response') {
       throw new TwimlError(`the root element must be <Response>, got <${root.nodeName}>`);
+    }
     new Attributes(root, [], []);
     const context: ReadContext = { documentUrl, verbs: 0 };
     const verbs = elementsOf(root).map((element) => readVerb(element, context));
