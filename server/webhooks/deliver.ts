@@ -1,4 +1,5 @@
-// One HTTP attempt of a webhook: POST the JSON body with its signed headers, bounded by a timeout.
+// One HTTP attempt to a URL an account gave (a webhook's POST, a call's instruction fetch): through the URL policy and
+// the address guard, bounded by a timeout and a response size.
 import http from 'node:http';
 import https from 'node:https';
 import { PrivateAddressError, guardedLookup, type PrivateAddressPolicy } from './address-guard.js';
@@ -33,86 +34,123 @@ export interface DeliverOptions {
   privateAddresses: PrivateAddressPolicy;
 }
 
+/** One HTTP request to a URL given by an account: the same policy, address guard, timeout and response bound. */
+export interface OutgoingRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  /** Sent with its content type; null sends no body. */
+  body: { text: string; contentType: string } | null;
+  userAgent: string;
+  /**
+   * Past 64 KB of response: `read-on` reads to the end and keeps the start (a webhook's answer is its status), `stop`
+   * ends the request at once (a document that large is refused anyway). Either way `oversize` says so.
+   */
+  onOversize: 'read-on' | 'stop';
+}
+
+export type RequestResult = AttemptResult & { oversize: boolean };
+
 export async function postWebhook(
   url: string,
   body: string,
   headers: Record<string, string>,
   options: DeliverOptions,
 ): Promise<AttemptResult> {
-  const first = await attempt(url, body, headers, options);
+  const request: OutgoingRequest = {
+    method: 'POST',
+    url,
+    headers,
+    body: { text: body, contentType: 'application/json' },
+    userAgent: 'telephony-webhooks/1',
+    onOversize: 'read-on',
+  };
+  return sendRequest(request, options);
+}
+
+export async function sendRequest(request: OutgoingRequest, options: DeliverOptions): Promise<RequestResult> {
+  const first = await attempt(request, options);
   // A kept-alive connection the receiver closed while idle fails at once: that is not the receiver's answer.
-  return first.staleSocket ? attempt(url, body, headers, options) : first;
+  return first.staleSocket ? attempt(request, options) : first;
 }
 
 function attempt(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
+  request: OutgoingRequest,
   options: DeliverOptions,
-): Promise<AttemptResult & { staleSocket?: boolean }> {
+): Promise<RequestResult & { staleSocket?: boolean }> {
   // The attempt's latency is a duration in real time, not the domain's clock.
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
-  const done = (partial: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...partial, durationMs: took() });
-  const failed = (error: string, permanent = false) => failedAttempt(error, permanent, took());
+  const done = (partial: Omit<RequestResult, 'durationMs'>): RequestResult => ({ ...partial, durationMs: took() });
+  const failed = (error: string, permanent = false) => ({
+    ...failedAttempt(error, permanent, took()),
+    oversize: false,
+  });
 
   // The policy that refused the URL when it was given refuses it here too (it may predate a stricter setting).
-  const refused = checkUrl(url, options.privateAddresses);
+  const refused = checkUrl(request.url, options.privateAddresses);
   if (refused) return Promise.resolve(failed(`refused: the URL ${refused}`, true));
-  const target = new URL(url);
+  const target = new URL(request.url);
+  const timedOut = `timed out after ${options.timeoutMs} ms`;
 
   return new Promise((resolve) => {
     const lib = target.protocol === 'https:' ? https : http;
+    const headers: http.OutgoingHttpHeaders = { ...request.headers, 'user-agent': request.userAgent };
+    if (request.body) {
+      headers['content-type'] = request.body.contentType;
+      headers['content-length'] = Buffer.byteLength(request.body.text);
+    }
     const req = lib.request(
       target,
       {
-        method: 'POST',
+        method: request.method,
         agent: agents[target.protocol as 'http:' | 'https:'],
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'user-agent': 'telephony-webhooks/1',
-        },
+        headers,
         lookup: options.privateAddresses === 'all' ? undefined : guardedLookup(options.privateAddresses),
         timeout: options.timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        const answered = () =>
+          done({
+            ok,
+            status,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+            contentType: String(res.headers['content-type'] ?? ''),
+            error: ok ? null : `HTTP ${status}`,
+            permanent: false,
+            oversize: size > MAX_RESPONSE_BYTES,
+          });
         res.on('data', (chunk: Buffer) => {
           if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
           size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES && request.onOversize === 'stop') {
+            clearTimeout(overall);
+            resolve(answered());
+            req.destroy();
+          }
         });
         res.on('end', () => {
           clearTimeout(overall);
-          const status = res.statusCode ?? 0;
-          const ok = status >= 200 && status < 300;
-          resolve(
-            done({
-              ok,
-              status,
-              body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
-              contentType: String(res.headers['content-type'] ?? ''),
-              error: ok ? null : `HTTP ${status}`,
-              permanent: false,
-            }),
-          );
+          resolve(answered());
         });
         res.on('error', (err) => resolve(failed(err.message)));
       },
     );
-    // The socket timeout covers idle periods; this one bounds the whole attempt.
-    const overall = setTimeout(
-      () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
-    req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)));
+    // The socket timeout covers idle periods; this one bounds the whole attempt, the response's body included.
+    const overall = setTimeout(() => {
+      resolve(failed(timedOut));
+      req.destroy(new Error(timedOut));
+    }, options.timeoutMs);
+    req.on('timeout', () => req.destroy(new Error(timedOut)));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(overall);
       const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
       resolve({ ...failed(err.message, err instanceof PrivateAddressError), staleSocket: stale });
     });
-    req.end(body);
+    req.end(request.body?.text);
   });
 }
