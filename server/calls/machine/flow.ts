@@ -42,6 +42,7 @@ function follow(run: Run, outcome: Outcome, t: number): boolean {
   if (outcome === 'next') {
     run.state.at = [run.state.at[0] + 1];
     run.state.played = 0;
+    run.state.pending = { kind: 'running' };
     return true;
   }
   fetchDocument(run, outcome, t);
@@ -123,7 +124,7 @@ export function stopVerb(run: Run, t: number): void {
   if (pending.kind === 'record') closeRecord(run, currentVerb(state, 'Record'), pending, t);
   if (pending.kind === 'dial') closeDial(run, currentVerb(state, 'Dial'), pending, t);
   cutTimeline(state.timeline, t, 'platform');
-  state.pending = { kind: 'fetching' };
+  state.pending = { kind: 'running' };
 }
 
 /** Ends the leg at `t`: every recording is emitted before `end`, and nothing runs after. */

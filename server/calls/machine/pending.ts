@@ -19,7 +19,7 @@ export interface IdlePending {
 }
 
 /** A Say, Play or Pause (at the top level) playing one loop iteration until `endMs`. */
-export interface SoundPending {
+interface SoundPending {
   kind: 'sound';
   endMs: number;
 }
