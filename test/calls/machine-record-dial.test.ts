@@ -99,19 +99,20 @@ describe('the call machine: Record', () => {
     ]);
   });
 
-  it('records a peer’s sounds as heard, until a finishOnKey digit from it', () => {
+  it('records a peer’s sounds as heard, until a finishOnKey digit from it (the digits before it recorded)', () => {
     const run = drive({
       input: { instructions: inline(record({ action: ACTION, playBeep: false, finishOnKey: '#' })), party: peer },
       documents: { [ACTION]: [] },
       events: [
         { atMs: 1000, event: { type: 'heard', sound: { kind: 'dtmf', digits: '1' } } },
         { atMs: 1500, event: { type: 'heard', sound: { kind: 'speech', text: 'Hello' } } },
-        { atMs: 2500, event: { type: 'heard', sound: { kind: 'dtmf', digits: '#' } } },
+        { atMs: 2500, event: { type: 'heard', sound: { kind: 'dtmf', digits: '9#4' } } },
       ],
     });
     expect(run.of('recorded')[0].segments.map((s) => [s.atMs, s.sound])).toEqual([
       [1000, { kind: 'dtmf', digits: '1' }],
       [1500, { kind: 'speech', text: 'Hello' }],
+      [2500, { kind: 'dtmf', digits: '9' }],
     ]);
     expect(run.of('fetch')).toMatchObject([{ params: { Digits: '#', RecordingDuration: '3' }, atMs: 2500 }]);
   });

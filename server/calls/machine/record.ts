@@ -69,12 +69,14 @@ export function recordHeard(run: Run, verb: RecordVerb, event: Heard, t: number)
 
 /** Digits whose tones started at `fromMs`, taken in at `t`: a finishOnKey digit ends the recording there. */
 function hearDigits(run: Run, verb: RecordVerb, pending: RecordPending, digits: string, fromMs: number, t: number) {
-  const finishKey = [...digits].find((digit) => digit !== 'w' && verb.finishOnKey.includes(digit));
-  if (finishKey !== undefined) return stop(run, verb, pending, t, { Digits: finishKey });
-  const ms = dtmfMs(digits);
-  appendSegment(run.state.timeline, { atMs: fromMs, ms, side: 'party', sound: { kind: 'dtmf', digits } });
+  const finishAt = [...digits].findIndex((digit) => digit !== 'w' && verb.finishOnKey.includes(digit));
+  // The digits before the finishing one are recorded; the finishing one is not (Twilio trims it).
+  const recorded = finishAt === -1 ? digits : digits.slice(0, finishAt);
+  const ms = dtmfMs(recorded);
+  appendSegment(run.state.timeline, { atMs: fromMs, ms, side: 'party', sound: { kind: 'dtmf', digits: recorded } });
   pending.lastSoundEndMs = Math.max(pending.lastSoundEndMs, fromMs + ms);
-  return 'wait';
+  // Digits heard at once (a peer's Play) are still sounding: the recording holds them.
+  return finishAt === -1 ? 'wait' : stop(run, verb, pending, Math.max(t, fromMs + ms), { Digits: digits[finishAt] });
 }
 
 function hearSpeech(run: Run, pending: RecordPending, text: string, t: number): Outcome {
@@ -84,9 +86,9 @@ function hearSpeech(run: Run, pending: RecordPending, text: string, t: number): 
   return 'wait';
 }
 
-/** Ends the recording at `t` and submits it to the action. */
-function stop(run: Run, verb: RecordVerb, pending: RecordPending, t: number, extra: Record<string, string>): Outcome {
-  const durationS = closeRecord(run, verb, pending, t);
+/** Ends the recording at `endMs` and submits it to the action. */
+function stop(run: Run, verb: RecordVerb, pending: RecordPending, endMs: number, extra: Record<string, string>) {
+  const durationS = closeRecord(run, verb, pending, endMs);
   const params = {
     RecordingUrl: run.ctx.recordingUrl(pending.sid),
     RecordingSid: pending.sid,
