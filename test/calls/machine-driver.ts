@@ -1,6 +1,6 @@
 // Drives the call machine as the call driver would, without one: delivers `timer` events at `wakeAtMs`, answers
 // `fetch` effects from a table of documents and `dial` effects from a table of outcomes, and checks after every
-// step that the state survives JSON (it is stored with the call).
+// step that the state survives JSON (it is stored with the call) and that its next timer is in its future.
 import { expect } from 'vitest';
 import type {
   DialVerb,
@@ -132,6 +132,8 @@ export function drive(scenario: Scenario): Run {
     const step = advance(state, next?.event ?? { type: 'timer' }, atMs, ctx);
     state = JSON.parse(JSON.stringify(step.state)) as MachineState;
     expect(state).toEqual(step.state);
+    // Every timer due by the step's time was done in it: the next one is later.
+    if (state.wakeAtMs !== null) expect(state.wakeAtMs).toBeGreaterThan(state.nowMs);
     for (const effect of step.effects) {
       emitted.push({ atMs, effect });
       queue.push(...answer(scenario, effect, atMs));

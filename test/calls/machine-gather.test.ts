@@ -1,7 +1,8 @@
 // The call machine's Gather: prompts, barge-in, each way it ends, where its result goes, and each party.
 import { describe, expect, it } from 'vitest';
 import { speechMs } from '../../server/calls/audio/durations.js';
-import { drive, gather, hangup, inline, pause, say } from './machine-driver.js';
+import { advance, initialState } from '../../server/calls/machine/run.js';
+import { drive, gather, hangup, inline, pause, say, testContext } from './machine-driver.js';
 
 const PROMPT = 'Please enter your account number followed by pound';
 const ACTION = 'https://app.example/gathered';
@@ -56,6 +57,29 @@ describe('the call machine: Gather', () => {
       [1800 + 5000, 400, 'speech'],
     ]);
     expect(run.of('fetch')).toEqual([]);
+  });
+
+  it('keeps the path of the prompt playing (gather, child) and its loop in the state', () => {
+    const ctx = testContext();
+    const input = { instructions: inline(say('Hello'), gather({}, pause(1), say('Hi', 3))), url: null };
+    let { state } = advance(
+      initialState({ ...input, method: 'POST', party: { kind: 'listener' }, recordCall: null }),
+      { type: 'start' },
+      0,
+      ctx,
+    );
+    expect([state.at, state.played]).toEqual([[0], 0]);
+    const path: [number[], number][] = [];
+    while (state.wakeAtMs !== null && state.wakeAtMs <= speechMs('Hello') + 1000 + 800) {
+      state = advance(state, { type: 'timer' }, state.wakeAtMs, ctx).state;
+      path.push([state.at, state.played]);
+    }
+    expect(path).toEqual([
+      [[1, 0], 0],
+      [[1, 1], 0],
+      [[1, 1], 1],
+      [[1, 1], 2],
+    ]);
   });
 
   it('submits an empty result with actionOnEmptyResult', () => {
