@@ -191,7 +191,11 @@ describe('the call machine: Dial', () => {
         atMs: 10_000,
       },
     ]);
-    expect(run.state.timeline).toContainEqual({ atMs: 0, ms: 3000, side: 'platform', sound: { kind: 'ringback' } });
+    // The ringback is known once the dial ends, and still comes first: the timeline is in order of start.
+    expect(run.state.timeline).toEqual([
+      { atMs: 0, ms: 3000, side: 'platform', sound: { kind: 'ringback' } },
+      { atMs: 4000, ms: speechMs('Hello'), side: 'party', sound: { kind: 'speech', text: 'Hello' } },
+    ]);
     expect(run.of('fetch')).toEqual([
       {
         type: 'fetch',

@@ -1,5 +1,5 @@
-// Editing the call's timeline as the machine runs: appending sounds (bounded), cutting what an interruption
-// stopped, and taking the window a recording holds.
+// Editing the call's timeline as the machine runs: adding sounds (in order of start, bounded), cutting what an
+// interruption stopped, and taking the window a recording holds.
 import type { Segment, Side } from '../audio/timeline.js';
 
 /**
@@ -8,21 +8,27 @@ import type { Segment, Side } from '../audio/timeline.js';
  */
 const MAX_SEGMENTS = 4000;
 
-/** Appends a sound, merging a silence into the silence just before it on the same side. */
+/**
+ * Adds a sound in order of start (sounds from the other end may be taken in after they started), merging a
+ * silence into the silence just before it on the same side.
+ */
 export function appendSegment(timeline: Segment[], segment: Segment): void {
   if (segment.ms <= 0) return;
-  const last = timeline.at(-1);
+  let at = timeline.length;
+  while (at > 0 && timeline[at - 1].atMs > segment.atMs) at--;
+  const before = timeline[at - 1];
   if (
-    last !== undefined &&
-    last.side === segment.side &&
-    last.sound.kind === 'silence' &&
+    at === timeline.length &&
+    before !== undefined &&
+    before.side === segment.side &&
+    before.sound.kind === 'silence' &&
     segment.sound.kind === 'silence' &&
-    last.atMs + last.ms === segment.atMs
+    before.atMs + before.ms === segment.atMs
   ) {
-    last.ms += segment.ms;
+    before.ms += segment.ms;
     return;
   }
-  timeline.push(segment);
+  timeline.splice(at, 0, segment);
   if (timeline.length > MAX_SEGMENTS) timeline.splice(0, timeline.length - MAX_SEGMENTS);
 }
 
