@@ -1,0 +1,149 @@
+// The call machine's entry points (contract in types.ts): pure, no clock, no I/O; the state is plain JSON.
+import { BEEP_MS, speechMs } from '../audio/durations.js';
+import type { InitialInput, MachineContext, MachineEvent, MachineState, Step } from './types.js';
+import { dialEnded, dialHeard } from './dial.js';
+import {
+  endCall,
+  fetchDocument,
+  countDocument,
+  currentVerb,
+  onTimer,
+  runFrom,
+  settle,
+  stopVerb,
+  wakeAtMs,
+} from './flow.js';
+import { gatherHeard } from './gather.js';
+import { VOICEMAIL_GREETING } from './party.js';
+import { pendingOf, type IdlePending, type Run } from './pending.js';
+import { recordHeard } from './record.js';
+import { appendSegment } from './segments.js';
+
+/** Guards against a verb that keeps asking to wake at a time already past (a bug, not an input). */
+const MAX_TIMERS_PER_STEP = 1_000_000;
+
+export function initialState(input: InitialInput): MachineState {
+  const fetch = input.instructions === null && input.url !== null ? { url: input.url, method: input.method } : null;
+  const idle: IdlePending = { kind: 'idle', fetch, recordCall: input.recordCall };
+  return {
+    instructions: input.instructions ?? { verbs: [], url: input.url },
+    at: [0],
+    played: 0,
+    documents: 0,
+    party: input.party,
+    nowMs: 0,
+    wakeAtMs: null,
+    pending: idle,
+    timeline: [],
+    callRecording: null,
+  };
+}
+
+/**
+ * Moves the machine to call time `nowMs` (doing every timer due by then, even when the driver is late) and
+ * applies `event`. An event that does not apply changes nothing and emits nothing.
+ */
+export function advance(state: MachineState, event: MachineEvent, nowMs: number, ctx: MachineContext): Step {
+  if (pendingOf(state).kind === 'ended') return { state, effects: [] };
+  const run: Run = { state: structuredClone(state), effects: [], ctx };
+  const t = Math.max(nowMs, state.nowMs);
+  let changed = catchUp(run, t);
+  if (pendingOf(run.state).kind !== 'ended') changed = apply(run, event, t) || changed;
+  if (!changed) return { state, effects: [] };
+  catchUp(run, t);
+  run.state.nowMs = t;
+  return { state: run.state, effects: run.effects };
+}
+
+/** Delivers the timers due by `t`, each at its own time; true when there was one. */
+function catchUp(run: Run, t: number): boolean {
+  const state = run.state;
+  let timers = 0;
+  for (let due = state.wakeAtMs; due !== null && due <= t; due = state.wakeAtMs) {
+    if (++timers > MAX_TIMERS_PER_STEP) throw new Error('call machine: a verb does not move call time on');
+    state.nowMs = due;
+    onTimer(run, due);
+    state.wakeAtMs = wakeAtMs(state);
+  }
+  return timers > 0;
+}
+
+/** Applies an event at `t`; false when it does not apply in this state. */
+function apply(run: Run, event: MachineEvent, t: number): boolean {
+  const state = run.state;
+  const pending = pendingOf(state);
+  switch (event.type) {
+    case 'start':
+      if (pending.kind !== 'idle') return false;
+      start(run, pending, t);
+      break;
+    case 'timer':
+      return false;
+    case 'fetched':
+      if (pending.kind !== 'fetching') return false;
+      state.instructions = event.instructions;
+      state.at = [0];
+      state.played = 0;
+      runFrom(run, t);
+      break;
+    case 'fetchFailed':
+      if (pending.kind !== 'fetching') return false;
+      endCall(run, t, { status: 'failed', errorCode: event.errorCode, errorMessage: event.errorMessage });
+      break;
+    case 'heard':
+      if (pending.kind === 'gather') {
+        const outcome = gatherHeard(run, currentVerb(state, 'Gather'), event, t);
+        if (outcome === null) return false;
+        settle(run, outcome, t);
+      } else if (pending.kind === 'record') settle(run, recordHeard(run, currentVerb(state, 'Record'), event, t), t);
+      else if (pending.kind === 'dial') dialHeard(run, event, t);
+      else return false;
+      break;
+    case 'dialEnded':
+      if (pending.kind !== 'dial') return false;
+      settle(run, dialEnded(run, currentVerb(state, 'Dial'), event, t), t);
+      break;
+    case 'redirect':
+      if (pending.kind === 'idle' || (event.instructions === null && event.url === null)) return false;
+      redirect(run, event, t);
+      break;
+    case 'hangup':
+      endCall(run, t, { status: 'completed', errorCode: null, errorMessage: null });
+      break;
+  }
+  state.wakeAtMs = wakeAtMs(state);
+  return true;
+}
+
+function start(run: Run, idle: IdlePending, t: number): void {
+  const state = run.state;
+  if (idle.recordCall !== null) {
+    state.callRecording = { sid: run.ctx.newRecordingSid(), startMs: t, channels: idle.recordCall.channels };
+  }
+  if (state.party.kind === 'voicemail') {
+    // The machine's greeting and beep play from the answer, whatever the leg plays meanwhile.
+    const greetingMs = speechMs(VOICEMAIL_GREETING);
+    appendSegment(state.timeline, {
+      atMs: t,
+      ms: greetingMs,
+      side: 'party',
+      sound: { kind: 'speech', text: VOICEMAIL_GREETING },
+    });
+    appendSegment(state.timeline, { atMs: t + greetingMs, ms: BEEP_MS, side: 'party', sound: { kind: 'beep' } });
+  }
+  if (idle.fetch !== null) fetchDocument(run, { ...idle.fetch, params: {} }, t);
+  else runFrom(run, t);
+}
+
+function redirect(run: Run, event: Extract<MachineEvent, { type: 'redirect' }>, t: number): void {
+  const state = run.state;
+  stopVerb(run, t);
+  if (event.instructions === null) {
+    fetchDocument(run, { url: event.url!, method: event.method, params: {} }, t);
+  } else if (countDocument(run, t)) {
+    state.instructions = event.instructions;
+    state.at = [0];
+    state.played = 0;
+    runFrom(run, t);
+  }
+}
