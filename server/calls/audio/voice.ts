@@ -10,6 +10,8 @@ const LOUDNESS_GLIDE = 1 - Math.exp(-1 / (0.012 * SAMPLE_RATE));
 const PITCH_GLIDE = 1 - Math.exp(-1 / (0.03 * SAMPLE_RATE));
 /** ... and the formants block by block (about 5 ms), so one letter flows into the next. */
 const FORMANT_GLIDE = 0.35;
+/** How loud hiss is against the vowels: an `s` about a third of an `a`, as in speech. */
+const HISS_GAIN = 4;
 
 /**
  * The synthesizer between blocks: its glides, its glottis, its hiss, and four two-pole resonators (Klatt 1980: unity
@@ -50,9 +52,13 @@ export class Voice {
 
   private tune(r: number, hz: number, bandwidth: number): void {
     const radius = Math.exp((-Math.PI * bandwidth) / SAMPLE_RATE);
+    const theta = (2 * Math.PI * hz) / SAMPLE_RATE;
     const c = -radius * radius;
-    const b = 2 * radius * Math.cos((2 * Math.PI * hz) / SAMPLE_RATE);
-    this.coefficients[r * 3] = 1 - b - c;
+    const b = 2 * radius * Math.cos(theta);
+    // The vowel formants pass 0 Hz at unity gain, as in a cascade; the hiss has unity gain at its centre, or a high
+    // hiss would be many times louder than the vowels.
+    this.coefficients[r * 3] =
+      r < 3 ? 1 - b - c : (1 - radius) * Math.sqrt(1 - 2 * radius * Math.cos(2 * theta) + radius * radius);
     this.coefficients[r * 3 + 1] = b;
     this.coefficients[r * 3 + 2] = c;
   }
@@ -114,7 +120,7 @@ export class Voice {
       p3 = y3;
       qf = pf;
       pf = yf;
-      out[n] = y3 + yf * 4;
+      out[n] = y3 + yf * HISS_GAIN;
     }
     m[0] = p1;
     m[1] = q1;
