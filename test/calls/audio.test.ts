@@ -109,6 +109,14 @@ describe('synthetic speech', () => {
     expect(render(PHRASES[0]).equals(render(PHRASES[1]))).toBe(false);
   });
 
+  it('repeats when its segment is longer than the text (a looping Say)', () => {
+    const text = 'Welcome';
+    const ms = speechMs(text);
+    const wav = readWav(renderWav([segment(0, 2 * ms, 'platform', { kind: 'speech', text })], 0, 2 * ms, 1));
+    expect(energy(slice(wav.samples[0], 0, ms))).toBeGreaterThan(0);
+    expect(largestDifference(slice(wav.samples[0], 0, ms), slice(wav.samples[0], ms, 2 * ms))).toBe(0);
+  });
+
   it('lasts speechMs(text), with a pause at the space between words', () => {
     const text = 'one two';
     const wav = readWav(renderWav([speech(0, text)], 0, speechMs(text) + 500, 1));

@@ -4,7 +4,9 @@ import { SAMPLE_RATE } from './pcm.js';
 import { type Phone, SILENT } from './phones.js';
 
 /** Of the three formants and the hiss. */
-const BANDWIDTHS = [100, 140, 200, 600] as const;
+const BANDWIDTHS = [100, 140, 200, 600];
+/** A resonator's pole radius depends on its bandwidth alone: computed once, not at each retuning. */
+const RADII = BANDWIDTHS.map((bandwidth) => Math.exp((-Math.PI * bandwidth) / SAMPLE_RATE));
 /** Loudness and pitch glide towards each phone's targets sample by sample (time constants 12 and 30 ms) ... */
 const LOUDNESS_GLIDE = 1 - Math.exp(-1 / (0.012 * SAMPLE_RATE));
 const PITCH_GLIDE = 1 - Math.exp(-1 / (0.03 * SAMPLE_RATE));
@@ -46,12 +48,12 @@ export class Voice {
         this.centres[r] += gap * FORMANT_GLIDE;
         this.settled[r] = false;
       }
-      this.tune(r, this.centres[r], BANDWIDTHS[r]);
+      this.tune(r, this.centres[r]);
     }
   }
 
-  private tune(r: number, hz: number, bandwidth: number): void {
-    const radius = Math.exp((-Math.PI * bandwidth) / SAMPLE_RATE);
+  private tune(r: number, hz: number): void {
+    const radius = RADII[r];
     const theta = (2 * Math.PI * hz) / SAMPLE_RATE;
     const c = -radius * radius;
     const b = 2 * radius * Math.cos(theta);
