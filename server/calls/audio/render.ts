@@ -15,7 +15,7 @@ export function wavBytes(ms: number, channels: 1 | 2): number {
   return HEADER_BYTES + framesIn(ms) * channels * BYTES_PER_SAMPLE;
 }
 
-/** How long a WAV file's audio lasts (ms), from its header. */
+/** How long a WAV file renderWav made lasts (ms), from its 44-byte header: byte rate and data size. */
 export function wavDurationMs(wav: Buffer): number {
   const byteRate = wav.readUInt32LE(28);
   const dataBytes = wav.readUInt32LE(40);
