@@ -1,7 +1,7 @@
 // GET /v1/calls (filters, pagination), GET /v1/calls/{sid}, a call's recordings and their audio, through the Prism
 // contract proxy: only the account's own calls, never the ones placed for Verify.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTelephonyClient } from '../../client/index.js';
+import { createTelephonyClient, downloadRecording } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { insertCall, insertRecording, silentWav } from '../support/calls.js';
 import type { CallRow } from '../../server/store/schema.js';
@@ -145,10 +145,7 @@ describe.each(ENGINES)('reading calls (%s)', (engine) => {
     expect(Buffer.from(await res.arrayBuffer())).toEqual(silentWav());
     // Straight to the server: the contract proxy re-encodes binary bodies as text (the direct fetch above too).
     const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
-    const typed = await direct.GET('/v1/recordings/{sid}/media', {
-      params: { path: { sid: recording.sid } },
-      parseAs: 'arrayBuffer',
-    });
+    const typed = await downloadRecording(direct, recording.sid);
     expect(typed.response.status).toBe(200);
     expect(Buffer.from(typed.data!)).toEqual(silentWav());
     expect(t.violations()).toEqual([]);
