@@ -38,7 +38,7 @@ export function checkUpdate(body: UpdateCallInput): void {
 }
 
 /** `status_callback_event` as stored: the distinct values, space-separated; null when not given (all events). */
-export function eventsOf(events: MakeCallInput['status_callback_event']): string | null {
+function eventsOf(events: MakeCallInput['status_callback_event']): string | null {
   if (events === undefined) return null;
   return [...new Set(events)].join(' ');
 }
