@@ -53,3 +53,8 @@ export function createTelephonyClient(options: TelephonyClientOptions): Telephon
   }
   return client;
 }
+
+/** A recording's WAV file (GET /v1/recordings/{sid}/media) as bytes: the one answer of the API that is not JSON. */
+export function downloadRecording(client: TelephonyClient, sid: string) {
+  return client.GET('/v1/recordings/{sid}/media', { params: { path: { sid } }, parseAs: 'arrayBuffer' });
+}

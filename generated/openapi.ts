@@ -94,7 +94,9 @@ export interface paths {
         /**
          * List calls
          * @description Lists the calls of your account, inbound and outbound, newest first. Filters combine with
-         *     AND.
+         *     AND. `date_created_after` is inclusive and `date_created_before` exclusive, so consecutive
+         *     ranges do not overlap. The calls that speak a verification code (Verify's voice channel)
+         *     are not listed, nor can they be fetched.
          *
          */
         get: operations["listCalls"];
@@ -138,8 +140,8 @@ export interface paths {
         /**
          * Modify a live call
          * @description Changes a call that has not ended. Send either `status` or new instructions (`url` with
-         *     optional `method`, or `twiml`), not both; an empty body, `url` with `twiml`, or `status`
-         *     with instructions answers `400 invalid_request`.
+         *     optional `method`, or `twiml`), not both; an empty body, `url` with `twiml`, `status` with
+         *     instructions, or `method` without `url` answers `400 invalid_request`.
          *
          *     - `status: canceled` ends a `queued` or `ringing` call as `canceled`.
          *     - `status: completed` hangs up an `in-progress` call (`completed`); on a `queued` or
@@ -1805,7 +1807,8 @@ export interface components {
             /** @description Why it `failed` (`recording_too_large`: over the server's size bound); null otherwise. */
             error_code: string | null;
             /** @description Absolute URL of the audio file (WAV), GET /v1/recordings/{sid}/media: fetch it with the
-             *     same bearer key once `completed`.
+             *     same bearer key once `completed`. Its base is the server's `PUBLIC_URL` setting (by
+             *     default the address the server listens on).
              *      */
             media_url: string;
             /** Format: date-time */

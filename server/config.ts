@@ -119,6 +119,15 @@ export const SETTINGS = {
     fallback: () => '127.0.0.1',
     read: (raw) => raw,
   }),
+  publicUrl: optional({
+    env: 'PUBLIC_URL',
+    description:
+      'The base URL clients reach this server at (e.g. `https://voice.example.com`), for the absolute links the API ' +
+      "returns (a recording's `media_url`).",
+    default: "(none: the server's own `http://HOST:PORT` once listening)",
+    accepts: 'an http or https URL without a query or fragment',
+    read: (raw) => (/^https?:\/\/[^\s?#]+$/.test(raw) ? raw.replace(/\/+$/, '') : undefined),
+  }),
   dataDir: setting({
     env: 'DATA_DIR',
     description: 'Folder of the embedded SQLite database (resolved against the working directory).',

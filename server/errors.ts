@@ -112,8 +112,8 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'The verification has already ended (approved, canceled, expired or out of attempts).',
     remedy: 'Send a new verification code.',
   },
-  // call_not_modifiable, unique_name_in_use and no_proxy_number_available belong to the calls and proxy operations
-  // the spec already describes (501 in this build); their factories come with those operations.
+  // unique_name_in_use and no_proxy_number_available belong to the proxy operations the spec already describes (501
+  // in this build); their factories come with those operations.
   call_not_modifiable: {
     status: 409,
     title: 'Call not modifiable',
@@ -308,6 +308,10 @@ export const errors = {
   noSuchMessage: (sid: string) => notFound(`No message ${sid} in your account.`),
   noSuchAddress: (sid: string) => notFound(`No address ${sid} in your account.`),
   noSuchIncomingNumber: (sid: string) => notFound(`No incoming phone number ${sid} in your account.`),
+  noSuchCall: (sid: string) => notFound(`No call ${sid} in your account.`),
+  noSuchRecording: (sid: string) => notFound(`No recording ${sid} in your account.`),
+  recordingNotReady: (sid: string, status: string) =>
+    notFound(`Recording ${sid} is ${status}: its audio exists only once it is completed.`),
   noSuchVerification: (sid: string) => notFound(`No verification ${sid} in your account.`),
   noVerificationSentTo: (to: string) => notFound(`No verification was sent to ${to}.`),
   noPendingVerificationTo: (to: string, latestStatus: string) =>
@@ -347,6 +351,7 @@ export const errors = {
     ),
   verificationNotPending: (sid: string, status: string) =>
     new ApiError('verification_not_pending', `Verification ${sid} is ${status}, no longer pending.`),
+  callNotModifiable: (sid: string, why: string) => new ApiError('call_not_modifiable', `Call ${sid} ${why}.`),
   // 413, 415
   payloadTooLarge: () => new ApiError('payload_too_large', 'The request body is larger than 1 MB.'),
   /** Answers a Content-Encoding the server cannot decompress, listing the ones it can (RFC 9110, 15.5.16). */

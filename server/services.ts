@@ -16,6 +16,9 @@ import { NumberService } from './numbers/service.js';
 import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
 import { Retention } from './system/retention.js';
+import { CallService } from './calls/service.js';
+import type { CallEngine } from './calls/engine/port.js';
+import { PlaceholderEngine } from './calls/engine/placeholder.js';
 import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 
 export interface Services {
@@ -28,6 +31,9 @@ export interface Services {
   carrier: Carrier;
   webhooks: WebhookService;
   messages: MessageService;
+  calls: CallService;
+  /** Runs the calls (dialing, instructions, recordings, events) for the calls service. */
+  callEngine: CallEngine;
   lookups: LookupService;
   addresses: AddressService;
   numbers: NumberService;
@@ -63,6 +69,8 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   );
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
+  const callEngine: CallEngine = new PlaceholderEngine();
+  const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, config.publicUrl);
   return {
     config,
     store,
@@ -73,6 +81,8 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     carrier,
     webhooks,
     messages,
+    calls,
+    callEngine,
     accounts: new AccountService(store, webhookSecrets, config.apiKeyCacheMs),
     lookups,
     addresses,
@@ -93,5 +103,6 @@ export function jobHandlers(services: Services): JobHandling[] {
     ...services.carrier.otp.otpJobHandlers(services.verify),
     ...services.verify.jobHandlers(),
     ...services.retention.jobHandlers(),
+    ...services.callEngine.jobHandlers(),
   ];
 }

@@ -29,6 +29,7 @@ describe('configuration from the environment', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
+      publicUrl: null,
       dataDir: path.resolve('./data'),
       databaseUrl: null,
       databaseSchema: null,
@@ -87,6 +88,11 @@ describe('configuration from the environment', () => {
     ['NODE_ENV', 'staging', 'NODE_ENV must be one of development, production, test, got "staging"'],
     ['DATABASE_SCHEMA', 'Bad-Name', 'DATABASE_SCHEMA must be a lowercase identifier, got "Bad-Name"'],
     ['VALIDATE_RESPONSES', 'yes', 'VALIDATE_RESPONSES must be true or false, got "yes"'],
+    [
+      'PUBLIC_URL',
+      'voice.example.com',
+      'PUBLIC_URL must be an http or https URL without a query or fragment, got "voice.example.com"',
+    ],
     ['CARRIER', 'smpp', 'CARRIER must be sandbox, got "smpp"'],
     ['JOB_LEASE_MS', '1000', 'JOB_LEASE_MS must be an integer from 15000 to 3600000, got "1000"'],
     ['JOB_CONCURRENCY', '10', 'JOB_CONCURRENCY must be an integer from 50 to 5000, got "10"'],

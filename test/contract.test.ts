@@ -5,17 +5,18 @@ import { expectRefused } from './support/network-guard.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 
 // What each /v1 operation answers when called once with its spec example by a fresh account: [status, problem code].
-// Examples naming a resource (sid) name one this account does not have; the calls and proxy sessions are not built.
+// Examples naming a resource (sid) name one this account does not have; the proxy sessions are not built.
 const ANSWERS: Record<string, [number, string | null]> = {
   listMessages: [200, null],
   sendMessage: [422, 'from_number_not_owned'],
   getMessage: [404, 'not_found'],
   deleteMessage: [404, 'not_found'],
-  listCalls: [501, 'not_implemented'],
-  makeCall: [501, 'not_implemented'],
-  getCall: [501, 'not_implemented'],
-  updateCall: [501, 'not_implemented'],
-  listCallRecordings: [501, 'not_implemented'],
+  listCalls: [200, null],
+  makeCall: [422, 'from_number_not_owned'],
+  getCall: [404, 'not_found'],
+  updateCall: [404, 'not_found'],
+  listCallRecordings: [404, 'not_found'],
+  getRecordingMedia: [404, 'not_found'],
   searchLocalNumbers: [200, null],
   searchTollFreeNumbers: [200, null],
   listIncomingPhoneNumbers: [200, null],
@@ -40,6 +41,9 @@ const ANSWERS: Record<string, [number, string | null]> = {
   endProxySession: [501, 'not_implemented'],
   listProxyInteractions: [501, 'not_implemented'],
   injectInboundMessage: [201, null],
+  // The number provisioned above is the example's `to`.
+  injectInboundCall: [201, null],
+  sendCallInput: [404, 'not_found'],
   getSandboxVerificationCode: [200, null],
   getAccount: [200, null],
   updateAccount: [200, null],

@@ -25,7 +25,11 @@ function coerceObject(body: Record<string, unknown>, schema: Schema): Record<str
 
 function coerceValue(value: unknown, schema: Schema): unknown {
   if (schema.type === 'array') {
-    const items = Array.isArray(value) ? value : [value];
+    let items = Array.isArray(value) ? value : [value];
+    // A list of words may also come space-separated in one field, as Twilio sends `StatusCallbackEvent`; no value of
+    // an enum has a space, so other lists (URLs, numbers written with spaces) are left whole.
+    if (schema.items?.enum)
+      items = items.flatMap((item) => (typeof item === 'string' ? item.split(/\s+/).filter(Boolean) : [item]));
     return schema.items ? items.map((item) => coerceValue(item, schema.items)) : items;
   }
   // A repeated key for a scalar field is left as an array, for the validator to reject by name.

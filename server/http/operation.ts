@@ -26,7 +26,12 @@ export type QueryParams<O extends OperationId> = Op<O>['parameters'] extends { q
 
 type Responses<O extends OperationId> = Op<O>['responses'];
 type SuccessCode<O extends OperationId> = Extract<keyof Responses<O>, 200 | 201 | 202 | 204>;
-type BodyOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
+/** JSON bodies as their schema; a binary one (e.g. `audio/wav`, `format: binary`) as bytes. */
+type BodyOf<R> = R extends { content: { 'application/json': infer J } }
+  ? J
+  : R extends { content: Record<string, unknown> }
+    ? Buffer
+    : undefined;
 
 /** One of the operation's success responses, typed by its status. */
 type Reply<O extends OperationId> = {
@@ -81,6 +86,8 @@ export function mountOperations(app: Express, handlers: HandlerTable, services: 
     res.status(reply.status);
     if (reply.headers) for (const name in reply.headers) res.setHeader(name, reply.headers[name]);
     if (reply.body === undefined) res.end();
+    // Bytes go out as they are, under the Content-Type the handler set; the response validator checks JSON only.
+    else if (Buffer.isBuffer(reply.body)) res.send(reply.body);
     else res.json(reply.body);
   });
 }

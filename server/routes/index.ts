@@ -6,6 +6,14 @@ import { listMessages } from './messages/listMessages.js';
 import { getMessage } from './messages/getMessage.js';
 import { deleteMessage } from './messages/deleteMessage.js';
 import { injectInboundMessage } from './sandbox/injectInboundMessage.js';
+import { makeCall } from './calls/makeCall.js';
+import { listCalls } from './calls/listCalls.js';
+import { getCall } from './calls/getCall.js';
+import { updateCall } from './calls/updateCall.js';
+import { listCallRecordings } from './calls/listCallRecordings.js';
+import { getRecordingMedia } from './calls/getRecordingMedia.js';
+import { injectInboundCall } from './sandbox/injectInboundCall.js';
+import { sendCallInput } from './sandbox/sendCallInput.js';
 import { lookupPhoneNumber } from './lookups/lookupPhoneNumber.js';
 import { lookupPhoneNumbersBatch } from './lookups/lookupPhoneNumbersBatch.js';
 import { searchLocalNumbers } from './numbers/searchLocalNumbers.js';
@@ -34,6 +42,14 @@ export const handlers: HandlerTable = withIdempotency({
   getMessage,
   deleteMessage,
   injectInboundMessage,
+  makeCall,
+  listCalls,
+  getCall,
+  updateCall,
+  listCallRecordings,
+  getRecordingMedia,
+  injectInboundCall,
+  sendCallInput,
   lookupPhoneNumber,
   lookupPhoneNumbersBatch,
   searchLocalNumbers,

@@ -3,6 +3,7 @@ import { createTelephonyClient } from '../../client/index.js';
 import { giveNumber } from '../support/numbers.js';
 import type { TestServer } from '../support/server.js';
 import { waitForStatus } from '../support/messaging.js';
+import { insertCall, insertRecording } from '../support/calls.js';
 
 /** The resources of one account that valid requests point at. */
 export interface FuzzAccount {
@@ -13,6 +14,9 @@ export interface FuzzAccount {
   messageSid: string;
   addressSid: string;
   verificationSid: string;
+  /** A completed call, and a completed recording of it with audio. */
+  callSid: string;
+  recordingSid: string;
   /** The number the account's verification was sent to. */
   verificationTo: string;
   /** Numbers of the inventory, for provisioning. */
@@ -23,7 +27,10 @@ export interface FuzzAccountOf extends FuzzAccount {
   sid: string;
 }
 
-/** A fresh account with a number, a settled (failed) message, a pending address and a pending verification. */
+/**
+ * A fresh account with a number, a settled (failed) message, a pending address, a pending verification, and a
+ * completed call with a recording (written straight into the database: settled, so no engine changes it later).
+ */
 export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   const account = await t.newAccount('fuzz');
   const client = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
@@ -49,6 +56,8 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   const sids = [numbers.data?.data[0]?.sid, message.data?.sid, address.data?.sid, verification.data?.sid];
   if (sids.some((s) => !s) || !available.data) throw new Error(`fuzz fixtures failed: ${JSON.stringify(sids)}`);
   await waitForStatus(client, message.data!.sid, 'failed');
+  const call = await insertCall(t, account.sid, { from_number: number });
+  const recording = await insertRecording(t, call);
   return {
     sid: account.sid,
     apiKey: account.apiKey,
@@ -57,6 +66,8 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
     messageSid: sids[1]!,
     addressSid: sids[2]!,
     verificationSid: sids[3]!,
+    callSid: call.sid,
+    recordingSid: recording.sid,
     verificationTo,
     available: available.data.data.map((n) => n.phone_number),
   };

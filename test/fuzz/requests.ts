@@ -85,6 +85,9 @@ const BAD_TOKENS: [string, string][] = [
   ['too-long', 'A'.repeat(600)],
 ];
 
+/** The sandbox's injections: from an outside number to the account's. */
+const INBOUND = new Set(['injectInboundMessage', 'injectInboundCall']);
+
 export class RequestFactory {
   private readonly document = loadSpec().document;
 
@@ -98,7 +101,7 @@ export class RequestFactory {
     const body = op.bodySchema ? this.value(op, '', op.bodySchema, account) : undefined;
     const form = body !== undefined && this.random.chance(0.25);
     // Requests that end one of the account's resources mostly name another sid, so the rest keep their targets.
-    const ends = op.method === 'delete' || op.operationId === 'updateVerification';
+    const ends = op.method === 'delete' || op.operationId === 'updateVerification' || op.operationId === 'updateCall';
     return this.request(op, account, 'valid', 'any', {
       body,
       form,
@@ -545,9 +548,9 @@ export class RequestFactory {
     const r = this.random;
     switch (name) {
       case 'from':
-        return op.operationId === 'injectInboundMessage' ? r.pick(OUTSIDE) : account.number;
+        return INBOUND.has(op.operationId) ? r.pick(OUTSIDE) : account.number;
       case 'to':
-        return op.operationId === 'injectInboundMessage' ? account.number : r.pick(OUTSIDE);
+        return INBOUND.has(op.operationId) ? account.number : r.pick(OUTSIDE);
       case 'identifier':
         return r.pick(OUTSIDE);
       case 'participants':
@@ -615,7 +618,7 @@ export class RequestFactory {
     return values;
   }
 
-  /** The account's own resource for a sid path (calls and proxy sessions: a well-formed sid, they answer 501). */
+  /** The account's own resource for a sid path (proxy sessions: a well-formed sid, they answer 501). */
   private ownSid(op: OperationInfo, account: FuzzAccount): string {
     const prefix = this.sidPrefix(op);
     const own: Record<string, string> = {
@@ -623,6 +626,8 @@ export class RequestFactory {
       PN: account.numberSid,
       AD: account.addressSid,
       VE: account.verificationSid,
+      CA: account.callSid,
+      RE: account.recordingSid,
     };
     return own[prefix] ?? `${prefix}${this.random.hex(32)}`;
   }

@@ -21,7 +21,6 @@ interface NotApplicable {
 }
 
 const unknownSid = (prefix: string) => `${prefix}${'0123456789abcdef'.repeat(2)}`;
-const CALLS_PENDING = 'calls answer 501 not_implemented in this build: add the row when they are built';
 const PROXY_PENDING = 'proxy sessions answer 501 not_implemented in this build: add the row when they are built';
 
 const TABLE: Record<string, Row | NotApplicable> = {
@@ -43,9 +42,15 @@ const TABLE: Record<string, Row | NotApplicable> = {
     body: { status: 'canceled' },
   },
   getSandboxVerificationCode: { own: (a) => ({ to: a.verificationTo }), unknown: { to: '+14155550177' } },
-  getCall: { pending: CALLS_PENDING },
-  updateCall: { pending: CALLS_PENDING },
-  listCallRecordings: { pending: CALLS_PENDING },
+  getCall: { own: (a) => ({ sid: a.callSid }), unknown: { sid: unknownSid('CA') } },
+  updateCall: {
+    own: (a) => ({ sid: a.callSid }),
+    unknown: { sid: unknownSid('CA') },
+    body: { url: 'http://127.0.0.1:9/taken-over' },
+  },
+  listCallRecordings: { own: (a) => ({ sid: a.callSid }), unknown: { sid: unknownSid('CA') } },
+  getRecordingMedia: { own: (a) => ({ sid: a.recordingSid }), unknown: { sid: unknownSid('RE') } },
+  sendCallInput: { own: (a) => ({ sid: a.callSid }), unknown: { sid: unknownSid('CA') }, body: { digits: '1' } },
   getProxySession: { pending: PROXY_PENDING },
   endProxySession: { pending: PROXY_PENDING },
   listProxyInteractions: { pending: PROXY_PENDING },
@@ -109,7 +114,7 @@ describe.each(ENGINES)("another account's resources (%s)", (engine) => {
   it.each(pending.map(({ op, reason }) => [op.operationId, reason, op] as const))(
     '%s: pending (%s), and answers 501 for now',
     async (_id, _reason, op) => {
-      const sid = unknownSid(op.operationId.includes('Call') ? 'CA' : 'KC');
+      const sid = unknownSid('KC');
       const body = op.method === 'post' ? { status: 'completed' } : undefined;
       const res = await call(b, op.method.toUpperCase(), pathOf(op.path, { sid }), body);
       expect([res.status, ((await res.json()) as any).code]).toEqual([501, 'not_implemented']);

@@ -13,6 +13,7 @@ describe('which operations take Idempotency-Key', () => {
       [
         'createAddress',
         'createProxySession',
+        'injectInboundCall',
         'injectInboundMessage',
         'makeCall',
         'provisionPhoneNumber',

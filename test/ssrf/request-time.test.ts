@@ -65,6 +65,26 @@ const send = (field: string, fill: (url: string) => Partial<SendBody>): UrlField
   state: messages,
 });
 
+const calls = async (_t: UsedTestServer, h: Holder) =>
+  (await h.account.client.GET('/v1/calls')).data!.data.map((c) => c.sid);
+
+const makeCall = (field: 'url' | 'status_callback' | 'recording_status_callback'): UrlField => ({
+  operation: 'makeCall',
+  field,
+  give: async (_t, h, url) =>
+    answer(
+      await h.account.client.POST('/v1/calls', {
+        body: {
+          from: h.number,
+          to: '+14155550123',
+          ...(field === 'url' ? {} : { twiml: '<Response/>' }),
+          [field]: url,
+        },
+      }),
+    ),
+  state: calls,
+});
+
 const FIELDS: UrlField[] = [
   send('status_callback', (url) => ({ body: 'x', status_callback: url })),
   send('media_url', (url) => ({ media_url: ['https://cdn.example.com/a.png', url] })),
@@ -79,6 +99,9 @@ const FIELDS: UrlField[] = [
       ),
     state: messages,
   },
+  makeCall('url'),
+  makeCall('status_callback'),
+  makeCall('recording_status_callback'),
   ...[true, false].flatMap((creating) =>
     (['SmsUrl', 'VoiceUrl', 'StatusCallback'] as const).map((field) => numberField(field, creating)),
   ),

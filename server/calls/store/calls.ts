@@ -1,0 +1,44 @@
+// SQL of the calls the API reads and creates. Calls placed for Verify (`purpose` `verification`) never pass here:
+// they belong to the verification that placed them, not to the account's call log.
+import type { Db, Tx } from '../../store/db.js';
+import type { CallRow, CallStatus } from '../../store/schema.js';
+import { paginate, type Page, type PageRequest } from '../../store/pagination.js';
+
+type Conn = Db | Tx['db'];
+
+export interface CallFilters {
+  to?: string;
+  from?: string;
+  status?: CallStatus;
+  direction?: CallRow['direction'];
+  /** Inclusive. */
+  createdAfter?: string;
+  /** Exclusive. */
+  createdBefore?: string;
+}
+
+export async function insertCall(db: Conn, row: CallRow): Promise<void> {
+  await db.insertInto('calls').values(row).execute();
+}
+
+/** A call of the account; another account's call is as unknown as one that does not exist. */
+export function findCall(db: Conn, accountSid: string, sid: string): Promise<CallRow | undefined> {
+  return db
+    .selectFrom('calls')
+    .selectAll()
+    .where('sid', '=', sid)
+    .where('account_sid', '=', accountSid)
+    .where('purpose', '=', 'api')
+    .executeTakeFirst();
+}
+
+export function listCalls(db: Db, accountSid: string, filters: CallFilters, page: PageRequest): Promise<Page<CallRow>> {
+  let query = db.selectFrom('calls').selectAll().where('account_sid', '=', accountSid).where('purpose', '=', 'api');
+  if (filters.to) query = query.where('to_number', '=', filters.to);
+  if (filters.from) query = query.where('from_number', '=', filters.from);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.direction) query = query.where('direction', '=', filters.direction);
+  if (filters.createdAfter) query = query.where('date_created', '>=', filters.createdAfter);
+  if (filters.createdBefore) query = query.where('date_created', '<', filters.createdBefore);
+  return paginate(query, page);
+}
