@@ -304,6 +304,44 @@ export const SETTINGS = {
     max: 1_000_000,
     description: 'Sandbox: messages per second one `from` number may hand to the network (like a long code).',
   }),
+  sandboxCallRingMs: integer({
+    env: 'SANDBOX_CALL_RING_MS',
+    default: 3000,
+    min: 0,
+    max: 600_000,
+    description: 'Sandbox: how long a call rings before it is answered (ms of call time).',
+  }),
+  sandboxCallSpeed: integer({
+    env: 'SANDBOX_CALL_SPEED',
+    default: 1,
+    min: 1,
+    max: 1000,
+    description:
+      'Sandbox: how many times faster than real time calls play (every wait is divided by it); durations stay ' +
+      'in call time.',
+  }),
+  callFetchTimeoutMs: integer({
+    env: 'CALL_FETCH_TIMEOUT_MS',
+    default: 10_000,
+    min: 100,
+    max: 60_000,
+    description: 'Time an instructions URL has to answer a call\'s fetch (ms); past it the call ends `failed`.',
+  }),
+  recordingMaxBytes: integer({
+    env: 'RECORDING_MAX_BYTES',
+    default: 8_388_608,
+    min: 1024,
+    max: 1_073_741_824,
+    description: 'Largest recording stored (bytes of WAV); a longer one ends `failed` (`recording_too_large`).',
+  }),
+  publicUrl: optional({
+    env: 'PUBLIC_URL',
+    description:
+      'The base URL clients reach this server at (e.g. `https://voice.example.com`), for the absolute URLs it ' +
+      'hands out (`RecordingUrl`); when unset, `http://HOST:PORT`.',
+    accepts: 'an http(s) URL',
+    read: (raw) => (/^https?:\/\/[^/]+(\/.*)?$/.test(raw) ? raw.replace(/\/+$/, '') : undefined),
+  }),
   webhookTimeoutMs: integer({
     env: 'WEBHOOK_TIMEOUT_MS',
     default: 10_000,
