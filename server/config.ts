@@ -325,7 +325,7 @@ export const SETTINGS = {
     default: 10_000,
     min: 100,
     max: 60_000,
-    description: 'Time an instructions URL has to answer a call\'s fetch (ms); past it the call ends `failed`.',
+    description: "Time an instructions URL has to answer a call's fetch (ms); past it the call ends `failed`.",
   }),
   recordingMaxBytes: integer({
     env: 'RECORDING_MAX_BYTES',

@@ -17,6 +17,8 @@ import { VerificationService } from './verify/service.js';
 import { AccountSettingsService } from './accounts/settings.js';
 import { Retention } from './system/retention.js';
 import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
+import { CallRunner } from './calls/engine/engine.js';
+import type { CallEngine } from './calls/engine/port.js';
 
 export interface Services {
   config: Config;
@@ -40,6 +42,8 @@ export interface Services {
   secretKey: string;
   /** Seals and opens the accounts' webhook signing secrets. */
   webhookSecrets: WebhookSecretBox;
+  /** Runs calls: dialing, instructions, recordings, status events (server/calls/engine). */
+  callEngine: CallEngine;
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
@@ -81,6 +85,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     accountSettings: new AccountSettingsService(store, config.webhookAllowPrivate),
     retention: new Retention(store, config, logger),
     rateLimit: requestRateLimit(config, store, logger),
+    callEngine: new CallRunner(carrier.voice, webhooks, config),
   };
 }
 
@@ -93,5 +98,6 @@ export function jobHandlers(services: Services): JobHandling[] {
     ...services.carrier.otp.otpJobHandlers(services.verify),
     ...services.verify.jobHandlers(),
     ...services.retention.jobHandlers(),
+    ...services.callEngine.jobHandlers(),
   ];
 }

@@ -26,6 +26,10 @@ import { updateVerification } from './verify/updateVerification.js';
 import { getSandboxVerificationCode } from './sandbox/getSandboxVerificationCode.js';
 import { getAccount } from './account/getAccount.js';
 import { updateAccount } from './account/updateAccount.js';
+// INTERIM: D1's routes replace these three at merge.
+import { makeCall } from './calls/makeCall.js';
+import { getCall } from './calls/getCall.js';
+import { injectInboundCall } from './sandbox/injectInboundCall.js';
 
 // Operations that declare the Idempotency-Key header get the shared replay mechanism.
 export const handlers: HandlerTable = withIdempotency({
@@ -54,4 +58,7 @@ export const handlers: HandlerTable = withIdempotency({
   getSandboxVerificationCode,
   getAccount,
   updateAccount,
+  makeCall,
+  getCall,
+  injectInboundCall,
 });
