@@ -37,3 +37,20 @@ export function callRow(t: TestServer, sid: string) {
 }
 
 export const sayThenHangup = (text = 'Hello there') => `<Response><Say>${text}</Say><Hangup/></Response>`;
+
+/** Provisions a US local number for the account with these voice settings (PascalCase, as the API takes them). */
+export async function holdNumber(
+  account: TestAccount,
+  voice: { VoiceUrl?: string; VoiceMethod?: 'GET' | 'POST'; StatusCallback?: string } = {},
+): Promise<string> {
+  const { data } = await account.client.GET('/v1/available-phone-numbers/{country}/Local', {
+    params: { path: { country: 'US' }, query: { page_size: 50 } },
+  });
+  for (const candidate of data?.data ?? []) {
+    const { data: number } = await account.client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: candidate.phone_number, ...voice },
+    });
+    if (number) return number.phone_number;
+  }
+  throw new Error('no number could be provisioned');
+}

@@ -77,6 +77,8 @@ export class CallDriver {
     row: CallRow,
     answeredBy: CallRow['answered_by'],
     party: Party,
+    /** The answer's moment (ISO): peers answered together share it. */
+    at: string = nowIso(tx.clock),
   ): Promise<CallRow | undefined> {
     let instructions: Instructions | null = null;
     if (row.twiml) {
@@ -98,13 +100,12 @@ export class CallDriver {
           recordCall: row.record ? { channels: row.recording_channels === 2 ? 2 : 1 } : null,
         })
       : null;
-    const now = nowIso(tx.clock);
     return changeCall(tx.db, row.sid, ['queued', 'ringing'], {
       status: 'in-progress',
-      start_time: now,
+      start_time: at,
       answered_by: answeredBy,
       machine: machine && JSON.stringify(machine),
-      date_updated: now,
+      date_updated: at,
     });
   }
 

@@ -137,8 +137,9 @@ export class CallRunner implements CallEngine, VoiceReports {
     if (row.status === 'in-progress') return;
     const peer = row.peer_sid ? await callBySid(tx.db, row.peer_sid) : undefined;
     if (peer && isLive(peer) && peer.status !== 'in-progress') {
-      const mine = await this.driver.markAnswered(tx, row, null, { kind: 'peer', callSid: peer.sid });
-      const theirs = await this.driver.markAnswered(tx, peer, null, { kind: 'peer', callSid: row.sid });
+      const at = nowIso(tx.clock);
+      const mine = await this.driver.markAnswered(tx, row, null, { kind: 'peer', callSid: peer.sid }, at);
+      const theirs = await this.driver.markAnswered(tx, peer, null, { kind: 'peer', callSid: row.sid }, at);
       if (mine) await this.driver.begin(tx, mine);
       if (theirs) await this.driver.begin(tx, theirs);
       return;
