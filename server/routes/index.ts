@@ -26,10 +26,12 @@ import { updateVerification } from './verify/updateVerification.js';
 import { getSandboxVerificationCode } from './sandbox/getSandboxVerificationCode.js';
 import { getAccount } from './account/getAccount.js';
 import { updateAccount } from './account/updateAccount.js';
-// INTERIM: D1's routes replace these three at merge.
+// INTERIM: D1's routes replace these five at merge.
 import { makeCall } from './calls/makeCall.js';
 import { getCall } from './calls/getCall.js';
+import { updateCall } from './calls/updateCall.js';
 import { injectInboundCall } from './sandbox/injectInboundCall.js';
+import { sendCallInput } from './sandbox/sendCallInput.js';
 
 // Operations that declare the Idempotency-Key header get the shared replay mechanism.
 export const handlers: HandlerTable = withIdempotency({
@@ -60,5 +62,7 @@ export const handlers: HandlerTable = withIdempotency({
   updateAccount,
   makeCall,
   getCall,
+  updateCall,
   injectInboundCall,
+  sendCallInput,
 });

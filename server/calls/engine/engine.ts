@@ -95,7 +95,9 @@ export class CallRunner implements CallEngine, VoiceReports {
       'digits' in input
         ? { kind: 'dtmf' as const, digits: input.digits }
         : { kind: 'speech' as const, text: input.speech };
-    await this.driver.feed(tx, row, { type: 'heard', sound });
+    // Injected speech is heard with the confidence the spec gives it (CallInputRequest).
+    const confidence = 'speech' in input ? 0.9 : undefined;
+    await this.driver.feed(tx, row, { type: 'heard', sound, confidence });
     return this.reload(tx, row);
   }
 

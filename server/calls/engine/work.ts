@@ -16,10 +16,10 @@ import { momentOf } from './timing.js';
 type Effect<T extends MachineEffect['type']> = Extract<MachineEffect, { type: T }>;
 
 /** An outside person on a `<Dial>` talks this long (call time), then hangs up. */
-export const DIALED_PARTY_TALKS_MS = 5000;
+const DIALED_PARTY_TALKS_MS = 5000;
 
 /** The parameters every instructions request carries (Twilio's names). */
-export function callParams(row: CallRow): Record<string, string> {
+function callParams(row: CallRow): Record<string, string> {
   return {
     CallSid: row.sid,
     AccountSid: row.account_sid,

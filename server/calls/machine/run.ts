@@ -39,7 +39,12 @@ export function advance(state: MachineState, event: MachineEvent, nowMs: number,
     effects.push({ type: 'fetch', url: pending.fetch, method: pending.method, params: {} });
     return { state: s, effects };
   }
-  if (event.type === 'fetched') Object.assign(s, { instructions: event.instructions, at: [0], pending: null });
+  if (event.type === 'redirect' && !event.instructions) {
+    effects.push({ type: 'fetch', url: event.url!, method: event.method, params: {} });
+    return { state: s, effects };
+  }
+  if (event.type === 'redirect') Object.assign(s, { instructions: event.instructions, at: [0], pending: null });
+  else if (event.type === 'fetched') Object.assign(s, { instructions: event.instructions, at: [0], pending: null });
   else if (event.type === 'timer') s.at = [s.at[0] + 1];
   else if (event.type !== 'start') return { state: { ...s, wakeAtMs: state.wakeAtMs }, effects };
   const verb = s.instructions.verbs[s.at[0]];
