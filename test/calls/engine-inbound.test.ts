@@ -20,7 +20,7 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
         : { status: 200 };
   });
 
-  it('answers a call to a held number with an inbound leg for its holder, which speaks a notice without voice_url', async () => {
+  it('answers a call to a held number with an inbound leg for its holder, a notice without voice_url', async () => {
     const holder = await t.newAccount('holder');
     const to = await holdNumber(holder, { StatusCallback: `${receiver.url}/holder` });
     const { data } = await caller.client.POST('/v1/calls', {
