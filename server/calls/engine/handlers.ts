@@ -22,6 +22,8 @@ import type { CallDriver } from './driver.js';
 
 type HandlerConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
+const GAVE_UP = { errorCode: 'call_interrupted', errorMessage: 'The server could not go on with this call.' };
+
 const INTERRUPTED = {
   errorCode: 'call_interrupted',
   errorMessage: 'The server running this call stopped while it was live.',
@@ -38,10 +40,24 @@ export class CallJobs {
 
   handlers(): JobHandling[] {
     return [
-      CALL_RUN_JOB.handle((job, ctx) => this.run(job, ctx)),
-      CALL_FETCH_JOB.handle((job, ctx) => this.fetch(job, ctx)),
+      CALL_RUN_JOB.handle((job, ctx) => this.lastResort(job, ctx, () => this.run(job, ctx))),
+      CALL_FETCH_JOB.handle((job, ctx) => this.lastResort(job, ctx, () => this.fetch(job, ctx))),
       RECORDING_JOB.handle((job, ctx) => this.render(job, ctx)),
     ];
+  }
+
+  /** A leg's job failing at its last attempt ends the leg `failed` rather than leave it live with nothing to run it. */
+  private async lastResort(job: Job<{ sid: string; step: number }>, ctx: JobContext, work: () => Promise<void>) {
+    try {
+      await work();
+    } catch (err) {
+      if (job.attempts < job.maxAttempts) throw err;
+      await ctx.store.transaction(async (tx) => {
+        const row = await callBySid(tx.db, job.payload.sid);
+        if (row?.step === job.payload.step) await this.driver.finish(tx, row, 'failed', GAVE_UP);
+        await ctx.finishIn(tx);
+      });
+    }
   }
 
   /** The live leg at the step the job was scheduled at, in `tx`; undefined (and the job done) when it moved on. */

@@ -1,4 +1,4 @@
-// STAND-IN: replaced by part C at merge. Knows only <Say> and <Hangup> (and the whole-call recording).
+// STAND-IN: replaced by part C at merge. Knows only <Say>, <Dial> and <Hangup> (and the whole-call recording).
 import { speechMs } from '../audio/durations.js';
 import type { InitialInput, MachineContext, MachineEffect, MachineEvent, MachineState, Step } from './types.js';
 
@@ -45,10 +45,15 @@ export function advance(state: MachineState, event: MachineEvent, nowMs: number,
   }
   if (event.type === 'redirect') Object.assign(s, { instructions: event.instructions, at: [0], pending: null });
   else if (event.type === 'fetched') Object.assign(s, { instructions: event.instructions, at: [0], pending: null });
-  else if (event.type === 'timer') s.at = [s.at[0] + 1];
+  else if (event.type === 'timer' || event.type === 'dialEnded') s.at = [s.at[0] + 1];
   else if (event.type !== 'start') return { state: { ...s, wakeAtMs: state.wakeAtMs }, effects };
   const verb = s.instructions.verbs[s.at[0]];
   if (!verb || verb.verb === 'Hangup') return end('completed');
+  if (verb.verb === 'Dial') {
+    const { number, callerId, timeout: timeoutS, timeLimit: timeLimitS, record } = verb;
+    effects.push({ type: 'dial', number, callerId, timeoutS, timeLimitS, record });
+    return { state: s, effects };
+  }
   if (verb.verb !== 'Say') return end('failed', 'invalid_instructions', `the stand-in machine cannot run ${verb.verb}`);
   const ms = speechMs(verb.text) * verb.loop;
   s.timeline.push({ atMs: nowMs, ms, side: 'platform', sound: { kind: 'speech', text: verb.text } });
