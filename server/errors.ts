@@ -309,6 +309,7 @@ export const errors = {
   noSuchAddress: (sid: string) => notFound(`No address ${sid} in your account.`),
   noSuchIncomingNumber: (sid: string) => notFound(`No incoming phone number ${sid} in your account.`),
   noSuchVerification: (sid: string) => notFound(`No verification ${sid} in your account.`),
+  noSuchCall: (sid: string) => notFound(`No call ${sid} in your account.`),
   noVerificationSentTo: (to: string) => notFound(`No verification was sent to ${to}.`),
   noPendingVerificationTo: (to: string, latestStatus: string) =>
     notFound(`No pending verification to ${to}: the latest one is ${latestStatus}.`),

@@ -6,6 +6,6 @@ import { callBySid } from '../../calls/engine/store.js';
 
 export const getCall: Handler<'getCall'> = async ({ account, params, services }) => {
   const row = await callBySid(services.store.db, params.sid);
-  if (row?.account_sid !== account.sid) throw errors.invalidRequest(`No call ${params.sid} in your account.`);
+  if (row?.account_sid !== account.sid) throw errors.noSuchCall(params.sid);
   return { status: 200, body: callView(row) };
 };

@@ -7,7 +7,7 @@ import { callBySid } from '../../calls/engine/store.js';
 export const updateCall: Handler<'updateCall'> = async ({ account, params, body, services }) => {
   const view = await services.store.transaction(async (tx) => {
     const row = await callBySid(tx.db, params.sid);
-    if (row?.account_sid !== account.sid) throw errors.invalidRequest(`No call ${params.sid} in your account.`);
+    if (row?.account_sid !== account.sid) throw errors.noSuchCall(params.sid);
     const engine = services.callEngine;
     if (body.status) return callView(await engine.end(tx, row, body.status));
     if (body.url) return callView(await engine.redirect(tx, row, { url: body.url, method: body.method ?? 'POST' }));

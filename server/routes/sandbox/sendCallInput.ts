@@ -7,7 +7,7 @@ import { callBySid } from '../../calls/engine/store.js';
 export const sendCallInput: Handler<'sendCallInput'> = async ({ account, params, body, services }) => {
   const view = await services.store.transaction(async (tx) => {
     const row = await callBySid(tx.db, params.sid);
-    if (row?.account_sid !== account.sid) throw errors.invalidRequest(`No call ${params.sid} in your account.`);
+    if (row?.account_sid !== account.sid) throw errors.noSuchCall(params.sid);
     const input = body.digits ? { digits: body.digits } : { speech: body.speech ?? '' };
     return callView(await services.callEngine.input(tx, row, input));
   });
