@@ -44,7 +44,8 @@ export class CallDriver {
     if (!step.effects.length && sameState(state, step.state)) return;
     const saved = await saveMachine(tx.db, row.sid, row.step, JSON.stringify(step.state), nowIso(tx.clock));
     if (!saved) throw new Error(`call ${row.sid} moved on while step ${row.step} was running`);
-    await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
+    // A leg that ends needs no next run.
+    if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
     for (const effect of step.effects) await this.act(tx, saved, effect);
   }
 
