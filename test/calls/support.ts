@@ -40,7 +40,7 @@ export const sayThenHangup = (text = 'Hello there') => `<Response><Say>${text}</
 
 /** Provisions a US local number for the account with these voice settings (PascalCase, as the API takes them). */
 export async function holdNumber(
-  account: TestAccount,
+  account: Pick<TestAccount, 'client'>,
   voice: { VoiceUrl?: string; VoiceMethod?: 'GET' | 'POST'; StatusCallback?: string } = {},
 ): Promise<string> {
   const { data } = await account.client.GET('/v1/available-phone-numbers/{country}/Local', {
