@@ -43,6 +43,8 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
       start_time: outbound.start_time,
     });
     expect((await callRow(t, inbound.sid)).peer_sid).toBe(outbound.sid);
+    // One started minute each: the caller's at the US outbound rate, the holder's at the inbound rate.
+    expect([outbound.price, inbound.price]).toEqual([0.014, 0.0085]);
     expect(await eventsOf(receiver, outbound.sid)).toEqual([
       'call.initiated',
       'call.ringing',
