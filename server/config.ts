@@ -504,6 +504,17 @@ export const RULES: ConfigRule[] = [
           `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs}) + ${LEASE_MARGIN_MS}`,
   },
   {
+    rule: `JOB_LEASE_MS ≥ CALL_FETCH_TIMEOUT_MS + ${LEASE_MARGIN_MS}`,
+    why:
+      "a lease that ends while a call's instructions fetch may still run lets another instance claim it, which " +
+      'takes the call for interrupted and ends it `failed`',
+    check: (c) =>
+      c.jobLeaseMs >= c.callFetchTimeoutMs + LEASE_MARGIN_MS
+        ? null
+        : `JOB_LEASE_MS (${c.jobLeaseMs}) must be at least ` +
+          `CALL_FETCH_TIMEOUT_MS (${c.callFetchTimeoutMs}) + ${LEASE_MARGIN_MS}`,
+  },
+  {
     rule: 'WEBHOOK_RETRY_MAX_MS ≥ WEBHOOK_RETRY_BASE_MS',
     why: 'the longest delay between attempts caps the first one too, so the base would never apply',
     check: (c) =>
