@@ -126,7 +126,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   answerClientErrors(server, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  services.calls.listeningAt(`http://${host}:${port}`);
+  services.publicUrl.listeningAt(`http://${host}:${port}`);
 
   return {
     url: `http://${host}:${port}`,

@@ -123,7 +123,7 @@ export const SETTINGS = {
     env: 'PUBLIC_URL',
     description:
       'The base URL clients reach this server at (e.g. `https://voice.example.com`), for the absolute links the API ' +
-      "returns (a recording's `media_url`).",
+      "returns (a recording's `media_url`, `RecordingUrl` in instruction fetches).",
     default: "(none: the server's own `http://HOST:PORT` once listening)",
     accepts: 'an http or https URL without a query or fragment',
     read: (raw) => (/^https?:\/\/[^\s?#]+$/.test(raw) ? raw.replace(/\/+$/, '') : undefined),
@@ -313,6 +313,36 @@ export const SETTINGS = {
     max: 1_000_000,
     description: 'Sandbox: messages per second one `from` number may hand to the network (like a long code).',
   }),
+  sandboxCallRingMs: integer({
+    env: 'SANDBOX_CALL_RING_MS',
+    default: 3000,
+    min: 0,
+    max: 600_000,
+    description: 'Sandbox: how long a call rings before it is answered (ms of call time).',
+  }),
+  sandboxCallSpeed: integer({
+    env: 'SANDBOX_CALL_SPEED',
+    default: 1,
+    min: 1,
+    max: 1000,
+    description:
+      'Sandbox: how many times faster than real time calls play (every wait is divided by it); durations stay ' +
+      'in call time.',
+  }),
+  callFetchTimeoutMs: integer({
+    env: 'CALL_FETCH_TIMEOUT_MS',
+    default: 10_000,
+    min: 100,
+    max: 60_000,
+    description: "Time an instructions URL has to answer a call's fetch (ms); past it the call ends `failed`.",
+  }),
+  recordingMaxBytes: integer({
+    env: 'RECORDING_MAX_BYTES',
+    default: 8_388_608,
+    min: 1024,
+    max: 1_073_741_824,
+    description: 'Largest recording stored (bytes of WAV); a longer one ends `failed` (`recording_too_large`).',
+  }),
   webhookTimeoutMs: integer({
     env: 'WEBHOOK_TIMEOUT_MS',
     default: 10_000,
@@ -473,6 +503,17 @@ export const RULES: ConfigRule[] = [
         ? null
         : `JOB_LEASE_MS (${c.jobLeaseMs}) must be at least ` +
           `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs}) + ${LEASE_MARGIN_MS}`,
+  },
+  {
+    rule: `JOB_LEASE_MS ≥ CALL_FETCH_TIMEOUT_MS + ${LEASE_MARGIN_MS}`,
+    why:
+      "a lease that ends while a call's instructions fetch may still run lets another instance claim it, which " +
+      'takes the call for interrupted and ends it `failed`',
+    check: (c) =>
+      c.jobLeaseMs >= c.callFetchTimeoutMs + LEASE_MARGIN_MS
+        ? null
+        : `JOB_LEASE_MS (${c.jobLeaseMs}) must be at least ` +
+          `CALL_FETCH_TIMEOUT_MS (${c.callFetchTimeoutMs}) + ${LEASE_MARGIN_MS}`,
   },
   {
     rule: 'WEBHOOK_RETRY_MAX_MS ≥ WEBHOOK_RETRY_BASE_MS',

@@ -351,7 +351,8 @@ export const errors = {
     ),
   verificationNotPending: (sid: string, status: string) =>
     new ApiError('verification_not_pending', `Verification ${sid} is ${status}, no longer pending.`),
-  callNotModifiable: (sid: string, why: string) => new ApiError('call_not_modifiable', `Call ${sid} ${why}.`),
+  callNotModifiable: (sid: string, status: string, why = '') =>
+    new ApiError('call_not_modifiable', `Call ${sid} is ${status}${why}.`),
   // 413, 415
   payloadTooLarge: () => new ApiError('payload_too_large', 'The request body is larger than 1 MB.'),
   /** Answers a Content-Encoding the server cannot decompress, listing the ones it can (RFC 9110, 15.5.16). */

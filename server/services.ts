@@ -18,8 +18,9 @@ import { AccountSettingsService } from './accounts/settings.js';
 import { Retention } from './system/retention.js';
 import { CallService } from './calls/service.js';
 import type { CallEngine } from './calls/engine/port.js';
-import { PlaceholderEngine } from './calls/engine/placeholder.js';
 import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
+import { CallRunner } from './calls/engine/engine.js';
+import { PublicUrl } from './http/public-url.js';
 
 export interface Services {
   config: Config;
@@ -34,6 +35,8 @@ export interface Services {
   calls: CallService;
   /** Runs the calls (dialing, instructions, recordings, events) for the calls service. */
   callEngine: CallEngine;
+  /** The base of the absolute links the API hands out (PUBLIC_URL, or the address it listens at). */
+  publicUrl: PublicUrl;
   lookups: LookupService;
   addresses: AddressService;
   numbers: NumberService;
@@ -69,8 +72,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   );
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
-  const callEngine: CallEngine = new PlaceholderEngine();
-  const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, config.publicUrl);
+  const publicUrl = new PublicUrl(config.publicUrl);
+  const callEngine: CallEngine = new CallRunner(carrier.voice, webhooks, config, publicUrl);
+  const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, publicUrl);
   return {
     config,
     store,
@@ -83,6 +87,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     messages,
     calls,
     callEngine,
+    publicUrl,
     accounts: new AccountService(store, webhookSecrets, config.apiKeyCacheMs),
     lookups,
     addresses,

@@ -53,6 +53,10 @@ describe('configuration from the environment', () => {
       sandboxSlowDeliveryMs: 5000,
       sandboxReadDelayMs: 500,
       sandboxMessagesPerSecond: 10,
+      sandboxCallRingMs: 3000,
+      sandboxCallSpeed: 1,
+      callFetchTimeoutMs: 10_000,
+      recordingMaxBytes: 8_388_608,
       webhookTimeoutMs: 10_000,
       webhookRetryBaseMs: 5000,
       webhookRetryMaxMs: 3_600_000,
@@ -186,6 +190,12 @@ describe('rules between settings', () => {
         'attempt may still run lets another instance claim the event and deliver it twice',
     ],
     [
+      { JOB_LEASE_MS: '15000', CALL_FETCH_TIMEOUT_MS: '10001' },
+      'JOB_LEASE_MS (15000) must be at least CALL_FETCH_TIMEOUT_MS (10001) + 5000: a lease that ends while a ' +
+        "call's instructions fetch may still run lets another instance claim it, which takes the call for " +
+        'interrupted and ends it `failed`',
+    ],
+    [
       { WEBHOOK_RETRY_BASE_MS: '5000', WEBHOOK_RETRY_MAX_MS: '4999' },
       'WEBHOOK_RETRY_MAX_MS (4999) must be at least WEBHOOK_RETRY_BASE_MS (5000): the longest delay between ' +
         'attempts caps the first one too, so the base would never apply',
@@ -211,6 +221,7 @@ describe('rules between settings', () => {
     // The crash test's setting: the shortest lease beside the default webhook timeout.
     { JOB_LEASE_MS: '15000' },
     { JOB_LEASE_MS: '65000', WEBHOOK_TIMEOUT_MS: '60000' },
+    { JOB_LEASE_MS: '65000', CALL_FETCH_TIMEOUT_MS: '60000' },
     { WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '200' },
     { WEBHOOK_RETENTION_DAYS: '1' },
     { RATE_LIMIT_PER_SECOND: '100', RATE_LIMIT_BURST: '100' },

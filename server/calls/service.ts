@@ -10,6 +10,7 @@ import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
+import type { PublicUrl } from '../http/public-url.js';
 import { parseTwiml } from './twiml/parse.js';
 import { FINAL_CALL_STATUSES, callView, recordingView, type CallRecord } from './view.js';
 import { checkUpdate, exactlyOne, newCallRow } from './requests.js';
@@ -25,26 +26,15 @@ function checkTwiml(twiml: string | undefined): void {
 }
 
 export class CallService {
-  /** The base of the absolute links the API returns: PUBLIC_URL, else the server's own address once listening. */
-  private publicUrl: string;
-  private readonly configured: boolean;
-
   constructor(
     private readonly store: Store,
     private readonly carrier: Carrier,
     private readonly engine: CallEngine,
     /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
     private readonly privateAddresses: PrivateAddressPolicy,
-    configuredPublicUrl: string | null,
-  ) {
-    this.publicUrl = configuredPublicUrl ?? '';
-    this.configured = configuredPublicUrl !== null;
-  }
-
-  /** The server listens at `url`: the base of links unless PUBLIC_URL says otherwise. */
-  listeningAt(url: string): void {
-    if (!this.configured) this.publicUrl = url;
-  }
+    /** The base of the absolute links the API returns. */
+    private readonly publicUrl: PublicUrl,
+  ) {}
 
   async make(accountSid: string, body: MakeCallInput, { recorder }: { recorder?: ResponseRecorder } = {}) {
     exactlyOne(body, 'url', 'twiml');
@@ -85,7 +75,8 @@ export class CallService {
     assertUrlsAllowed(this.privateAddresses, { url: body.url });
     return this.store.transaction(async (tx) => {
       const call = await this.found(accountSid, sid, tx.db);
-      if (FINAL_CALL_STATUSES.includes(call.status)) throw errors.callNotModifiable(sid, `has ended (${call.status})`);
+      if (FINAL_CALL_STATUSES.includes(call.status))
+        throw errors.callNotModifiable(sid, call.status, ', which has ended');
       let changed: CallRow;
       if (body.status) changed = await this.engine.end(tx, call, body.status);
       else if (body.url)
@@ -99,7 +90,7 @@ export class CallService {
     await this.found(accountSid, callSid);
     const result = await recordings.listRecordings(this.store.db, accountSid, callSid, page);
     return {
-      data: result.data.map((row) => recordingView(row, this.publicUrl)),
+      data: result.data.map((row) => recordingView(row, this.publicUrl.value)),
       next_page_token: result.next_page_token,
     };
   }

@@ -4,6 +4,7 @@
 import type { Tx } from '../store/db.js';
 import type { JobHandling, JobType } from '../jobs/job.js';
 import type { OtpCarrier } from './otp.js';
+import type { VoiceCarrier } from './voice.js';
 
 /** How a message travels. `whatsapp` is reserved for verification codes. */
 export type CarrierChannel = 'sms' | 'mms' | 'rcs' | 'whatsapp';
@@ -74,4 +75,6 @@ export interface Carrier {
   jobHandlers(reports: CarrierReports): JobHandling[];
   /** Verification codes by sms, voice call or WhatsApp (see otp.ts). */
   readonly otp: OtpCarrier;
+  /** Voice calls (see voice.ts). */
+  readonly voice: VoiceCarrier;
 }

@@ -1,4 +1,5 @@
-// The sandbox network's price list, in USD: per SMS segment, per MMS and per RCS message, by destination country.
+// The sandbox network's price list, in USD: per SMS segment, per MMS and per RCS message, and per started minute
+// of an outbound call, by destination country; inbound calls at one inbound rate.
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
 import type { CarrierChannel } from './carrier.js';
 
@@ -42,4 +43,30 @@ export function messagePrice(to: string, channel: CarrierChannel, numSegments: n
   const rates = PRICES[destinationCountry(to, parsed) ?? ''] ?? OTHER;
   const amount = channel === 'sms' || channel === 'whatsapp' ? rates.sms * Math.max(1, numSegments) : rates[channel];
   return Math.round(amount * 10_000) / 10_000;
+}
+
+/** Per started minute of an outbound call, by destination country. */
+const VOICE_PER_MINUTE: Record<string, number> = {
+  US: 0.014,
+  CA: 0.014,
+  GB: 0.024,
+  DE: 0.045,
+  FR: 0.04,
+  ES: 0.035,
+  IT: 0.04,
+  NL: 0.05,
+  AU: 0.035,
+  IN: 0.025,
+  BR: 0.06,
+  MX: 0.03,
+  JP: 0.07,
+};
+const VOICE_OTHER = 0.1;
+const VOICE_INBOUND = 0.0085;
+
+/** What a call leg of `durationS` seconds costs: per started minute (nothing when it was never answered). */
+export function callPrice(to: string, direction: 'inbound' | 'outbound', durationS: number): number {
+  const rate =
+    direction === 'inbound' ? VOICE_INBOUND : (VOICE_PER_MINUTE[destinationCountry(to) ?? ''] ?? VOICE_OTHER);
+  return Math.round(rate * Math.ceil(durationS / 60) * 10_000) / 10_000;
 }

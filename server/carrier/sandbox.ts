@@ -16,6 +16,7 @@ import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
+import { SandboxVoice } from './sandbox-voice.js';
 import { holdSendSlot, moveSendSlot } from './store.js';
 import { dateIn } from '../clock.js';
 
@@ -26,6 +27,8 @@ type SandboxConfig = Pick<
   | 'sandboxSlowDeliveryMs'
   | 'sandboxReadDelayMs'
   | 'sandboxMessagesPerSecond'
+  | 'sandboxCallRingMs'
+  | 'sandboxCallSpeed'
 >;
 
 interface Step {
@@ -45,6 +48,7 @@ export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
   readonly isSandbox = true;
   readonly otp: SandboxOtp;
+  readonly voice: SandboxVoice;
 
   constructor(
     private readonly config: SandboxConfig,
@@ -53,6 +57,7 @@ export class SandboxCarrier implements Carrier {
     serverSecret: string,
   ) {
     this.otp = new SandboxOtp(config, serverSecret);
+    this.voice = new SandboxVoice(config);
   }
 
   destinationCapabilities(to: string): Promise<DestinationCapabilities> {

@@ -138,6 +138,14 @@ export class WebhookService {
   }
 
   /**
+   * The account's signing secret in clear, for other requests signed like webhooks (a call's instructions fetch);
+   * undefined when the account is gone or its secret cannot be opened.
+   */
+  async signingSecret(accountSid: string): Promise<string | undefined> {
+    return (await this.openSecrets([accountSid])).get(accountSid)?.secret;
+  }
+
+  /**
    * Each account's secret, opened once for the batch. One that cannot be opened (stored in clear, or sealed under
    * another server secret) fails only its own account's events, logged once here naming the account; the others
    * are delivered. An account that no longer exists has neither.

@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';
+import { waitUntil } from '../support/wait.js';
 
 type Mutate = (v: Record<string, unknown>) => Record<string, unknown>;
 
@@ -54,10 +55,15 @@ describe.each(ENGINES)('bad input to the calls API (%s)', (engine) => {
   let account: TestAccount;
   let from: string;
   let queued: string;
+  const callRows = () =>
+    t.server.services.store.db.selectFrom('calls').selectAll().where('account_sid', '=', account.sid).execute();
+  let before: Awaited<ReturnType<typeof callRows>>[number];
   beforeAll(async () => {
     ({ account, from } = await accountWithNumber(t));
-    queued = (await account.client.POST('/v1/calls', { body: { from, to: '+14155550123', twiml: '<Response/>' } }))
-      .data!.sid;
+    // The sandbox's no-answer number rings for ten minutes: the call stays as it is while bad requests come in.
+    const body = { from, to: '+15005550007', twiml: '<Response/>', timeout: 600 };
+    queued = (await account.client.POST('/v1/calls', { body })).data!.sid;
+    before = await waitUntil(async () => (await callRows()).find((r) => r.status === 'ringing'), 10_000, 'ringing');
   });
 
   const post = (path: string, body: unknown) =>
@@ -72,8 +78,6 @@ describe.each(ENGINES)('bad input to the calls API (%s)', (engine) => {
     expect(problem.code).toBe('invalid_request');
     return problem.errors.map((e: { field: string }) => e.field.replace(/\[\d+\]$/, ''));
   };
-  const callRows = () =>
-    t.server.services.store.db.selectFrom('calls').selectAll().where('account_sid', '=', account.sid).execute();
 
   it.each(CREATE)('POST /v1/calls answers 400 naming %s when it is %s', async (field, _why, mutate) => {
     const valid = { from, to: '+14155550123', url: 'https://app.example.com/voice' };
@@ -104,10 +108,7 @@ describe.each(ENGINES)('bad input to the calls API (%s)', (engine) => {
   });
 
   it('stored and changed nothing for any of them', async () => {
-    const rows = await callRows();
-    expect(rows.map((r) => [r.sid, r.status, r.url, r.twiml, r.date_updated])).toEqual([
-      [queued, 'queued', null, '<Response/>', rows[0].date_created],
-    ]);
+    expect(await callRows()).toEqual([before]);
   });
 
   it.each([

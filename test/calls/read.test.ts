@@ -3,13 +3,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient, downloadRecording } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
-import { insertCall, insertRecording, silentWav } from '../support/calls.js';
+import { insertCall, insertRecording, silentWav, CALLS_NEVER_ANSWERED } from '../support/calls.js';
 import type { CallRow } from '../../server/store/schema.js';
 
 const at = (iso: string) => ({ date_created: iso, date_updated: iso });
 
 describe.each(ENGINES)('reading calls (%s)', (engine) => {
-  const t = useTestServer({ engine, contract: true });
+  const t = useTestServer({ engine, contract: true, env: CALLS_NEVER_ANSWERED });
   let account: TestAccount;
   let calls: CallRow[];
   beforeAll(async () => {

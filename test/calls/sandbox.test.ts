@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';
-import { insertCall } from '../support/calls.js';
+import { insertCall, CALLS_NEVER_ANSWERED } from '../support/calls.js';
 
 describe.each(ENGINES)('sandbox calls (%s)', (engine) => {
-  const t = useTestServer({ engine, contract: true });
+  const t = useTestServer({ engine, contract: true, env: CALLS_NEVER_ANSWERED });
   let account: TestAccount;
   let number: string;
   beforeAll(async () => ({ account, from: number } = await accountWithNumber(t)));

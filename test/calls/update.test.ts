@@ -4,10 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';
-import { insertCall } from '../support/calls.js';
+import { insertCall, CALLS_NEVER_ANSWERED } from '../support/calls.js';
+import { waitForStatusOf } from '../support/wait.js';
 
 describe.each(ENGINES)('modifying calls (%s)', (engine) => {
-  const t = useTestServer({ engine, contract: true });
+  const t = useTestServer({ engine, contract: true, env: CALLS_NEVER_ANSWERED });
   let account: TestAccount;
   let from: string;
   beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
@@ -15,6 +16,15 @@ describe.each(ENGINES)('modifying calls (%s)', (engine) => {
   const queuedCall = async () =>
     (await account.client.POST('/v1/calls', { body: { from, to: '+14155550123', url: 'https://app.example.com/v' } }))
       .data!;
+  // Rings for ten minutes (the sandbox's no-answer number): a call not answered yet that stays so for the test.
+  const ringingCall = async () => {
+    const { data } = await account.client.POST('/v1/calls', {
+      body: { from, to: '+15005550007', url: 'https://app.example.com/v', timeout: 600 },
+    });
+    const read = async () =>
+      (await account.client.GET('/v1/calls/{sid}', { params: { path: { sid: data!.sid } } })).data;
+    return waitForStatusOf(read, 'ringing', 10_000, 'the call ringing');
+  };
   const update = (sid: string, body: Record<string, string>) =>
     account.client.POST('/v1/calls/{sid}', { params: { path: { sid } }, body });
 
@@ -54,10 +64,10 @@ describe.each(ENGINES)('modifying calls (%s)', (engine) => {
   );
 
   it('gives a call not answered yet new instructions by URL (POST when no method) or inline', async () => {
-    const call = await queuedCall();
+    const call = await ringingCall();
     const byUrl = await update(call.sid, { url: 'https://app.example.com/next' });
     expect(byUrl.response.status).toBe(200);
-    expect(byUrl.data).toMatchObject({ status: 'queued', url: 'https://app.example.com/next', method: 'POST' });
+    expect(byUrl.data).toMatchObject({ status: 'ringing', url: 'https://app.example.com/next', method: 'POST' });
     const withGet = await update(call.sid, { url: 'https://app.example.com/get', method: 'GET' });
     expect(withGet.data).toMatchObject({ url: 'https://app.example.com/get', method: 'GET' });
     const inline = await update(call.sid, { twiml: '<Response><Hangup/></Response>' });
@@ -67,7 +77,7 @@ describe.each(ENGINES)('modifying calls (%s)', (engine) => {
       .select(['twiml', 'status'])
       .where('sid', '=', call.sid)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ twiml: '<Response><Hangup/></Response>', status: 'queued' });
+    expect(row).toEqual({ twiml: '<Response><Hangup/></Response>', status: 'ringing' });
     expect(t.violations()).toEqual([]);
   });
 
@@ -83,7 +93,7 @@ describe.each(ENGINES)('modifying calls (%s)', (engine) => {
   });
 
   it('answers 404 not_found for another account’s call, and leaves it as it was', async () => {
-    const call = await queuedCall();
+    const call = await ringingCall();
     const other = await t.newAccount();
     const { error, response } = await other.client.POST('/v1/calls/{sid}', {
       params: { path: { sid: call.sid } },

@@ -1,5 +1,5 @@
 // Calls and recordings written straight into the database, for the API's tests of what only the call engine
-// produces (an ended call, a recording with audio): until the engine (part D2) is merged, nothing runs a call.
+// produces (an ended call, a recording with audio), so they need not wait for a call to run.
 import type { CallRow, RecordingRow } from '../../server/store/schema.js';
 import { newSid } from '../../server/ids.js';
 import type { TestServer } from './server.js';
@@ -99,3 +99,9 @@ export async function insertRecording(
   await t.server.services.store.db.insertInto('recordings').values(row).execute();
   return row;
 }
+
+/**
+ * Server settings for tests of the calls API itself (not of the engine): the sandbox lets calls ring for ten
+ * minutes, so none is answered during the test and none fetches its example.com instructions.
+ */
+export const CALLS_NEVER_ANSWERED = { SANDBOX_CALL_RING_MS: '600000' };

@@ -88,11 +88,11 @@ export interface RedirectVerb {
   method: HttpMethod;
 }
 
-export interface HangupVerb {
+interface HangupVerb {
   verb: 'Hangup';
 }
 
-export interface RejectVerb {
+interface RejectVerb {
   verb: 'Reject';
   reason: 'rejected' | 'busy';
 }

@@ -1,0 +1,171 @@
+// The driver around the pure call machine: it loads a leg's machine state, advances it by one event at the call
+// time of now, saves it (bumping the leg's step, so work scheduled before is known stale) and acts on its effects,
+// all in the caller's transaction. It also owns the lifecycle changes that touch other legs: the answer, the one
+// final transition of a leg and what that ends or tells elsewhere (its peer, its Dial's children, its parent).
+import type { Tx } from '../../store/db.js';
+import type { CallRow } from '../../store/schema.js';
+import type { VoiceCarrier } from '../../carrier/voice.js';
+import type { WebhookService } from '../../webhooks/service.js';
+import type { MachineContext, MachineEffect, MachineEvent, MachineState, Party } from '../machine/types.js';
+import type { Instructions } from '../twiml/verbs.js';
+import { advance, initialState } from '../machine/run.js';
+import { parseTwiml } from '../twiml/parse.js';
+import { newSid } from '../../ids.js';
+import { nowIso } from '../../clock.js';
+import { callEvent } from './events.js';
+import { LIVE_STATUSES, callBySid, changeCall, isLive, liveChildren, saveMachine } from './store.js';
+import { callTimeMs, wholeSeconds } from './timing.js';
+import { NO_VOICE_APP } from './legs.js';
+import type { EffectWork } from './work.js';
+import type { PublicUrl } from '../../http/public-url.js';
+
+export type FinalStatus = 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
+
+export interface Failure {
+  errorCode: string;
+  errorMessage: string;
+}
+
+export class CallDriver {
+  constructor(
+    /** What effects become (jobs, child legs, recordings), kept apart from the stepping. */
+    private readonly work: EffectWork,
+    private readonly voice: VoiceCarrier,
+    private readonly webhooks: WebhookService,
+    private readonly publicUrl: PublicUrl,
+  ) {}
+
+  /** Feeds `event` to an answered leg's machine and acts on what it does; nothing for a leg without one. */
+  async feed(tx: Tx, row: CallRow, event: MachineEvent): Promise<void> {
+    if (row.status !== 'in-progress' || !row.machine) return;
+    const state = JSON.parse(row.machine) as MachineState;
+    const nowMs = callTimeMs(row, tx.clock.now(), this.voice.speed);
+    const step = advance(state, event, nowMs, this.context(tx));
+    // An event the machine ignores changes nothing, so work in flight (a fetch) is not made stale by it.
+    if (!step.effects.length && sameState(state, step.state)) return;
+    const saved = await saveMachine(tx.db, row.sid, row.step, JSON.stringify(step.state), nowIso(tx.clock));
+    if (!saved) throw new Error(`call ${row.sid} moved on while step ${row.step} was running`);
+    // A leg that ends needs no next run.
+    if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
+    for (const effect of step.effects) await this.act(tx, saved, effect);
+  }
+
+  private async act(tx: Tx, row: CallRow, effect: MachineEffect): Promise<void> {
+    switch (effect.type) {
+      case 'fetch':
+        return this.work.fetch(tx, row, effect);
+      case 'dial':
+        return this.work.dial(tx, row, effect);
+      case 'recorded':
+        return this.work.recorded(tx, row, effect);
+      case 'played': {
+        const peer = row.peer_sid ? await callBySid(tx.db, row.peer_sid) : undefined;
+        if (peer) await this.feed(tx, peer, { type: 'heard', sound: effect.sound });
+        return;
+      }
+      case 'end': {
+        const now = await callBySid(tx.db, row.sid);
+        const failure = effect.errorCode
+          ? { errorCode: effect.errorCode, errorMessage: effect.errorMessage ?? '' }
+          : null;
+        if (now) await this.finish(tx, now, effect.status, failure);
+      }
+    }
+  }
+
+  /** Marks a ringing (or queued) leg answered, with its machine ready; undefined when it is no longer ringing. */
+  async markAnswered(
+    tx: Tx,
+    row: CallRow,
+    answeredBy: CallRow['answered_by'],
+    party: Party,
+    /** The answer's moment (ISO): peers answered together share it. */
+    at: string = nowIso(tx.clock),
+  ): Promise<CallRow | undefined> {
+    let instructions: Instructions | null = null;
+    if (row.twiml) {
+      const parsed = parseTwiml(row.twiml, null);
+      if (!parsed.ok) {
+        await this.finish(tx, row, 'failed', { errorCode: 'invalid_instructions', errorMessage: parsed.error });
+        return undefined;
+      }
+      instructions = parsed.instructions;
+    } else if (!row.url && row.direction === 'inbound') instructions = NO_VOICE_APP;
+    // A Dial's leg runs no instructions of its own: it is the line its parent's Dial bridges to.
+    const runs = instructions !== null || row.url !== null;
+    const machine = runs
+      ? initialState({
+          instructions,
+          url: row.url,
+          method: row.method ?? 'POST',
+          party,
+          recordCall: row.record ? { channels: row.recording_channels === 2 ? 2 : 1 } : null,
+        })
+      : null;
+    return changeCall(tx.db, row.sid, ['queued', 'ringing'], {
+      status: 'in-progress',
+      start_time: at,
+      answered_by: answeredBy,
+      machine: machine && JSON.stringify(machine),
+      date_updated: at,
+    });
+  }
+
+  /** The answer's event, then the machine's start (or, without one, the Dial leg's timed end). */
+  async begin(tx: Tx, answered: CallRow): Promise<void> {
+    // Its peer's start may have ended both legs already (a Hangup at once): then its final event was its last.
+    const row = await callBySid(tx.db, answered.sid);
+    if (row?.status !== 'in-progress' || row.step !== answered.step) return;
+    await callEvent(this.webhooks, tx, answered, 'answered');
+    if (answered.machine) await this.feed(tx, answered, { type: 'start' });
+    else await this.work.scheduleRun(tx, answered, null);
+  }
+
+  /**
+   * The one final transition of a live leg: end time, duration and price, its final event, then the legs it ends
+   * (its peer, its Dial's children) and the parent it tells. Nothing when the leg had ended already.
+   */
+  async finish(tx: Tx, row: CallRow, status: FinalStatus, failure: Failure | null = null): Promise<void> {
+    const now = tx.clock.now();
+    const duration = row.start_time ? wholeSeconds(callTimeMs(row, now, this.voice.speed)) : 0;
+    const direction = row.direction === 'inbound' ? 'inbound' : 'outbound';
+    const { price, unit } = this.voice.price({ to: row.to_number, direction }, duration);
+    const ended = await changeCall(tx.db, row.sid, LIVE_STATUSES, {
+      status,
+      end_time: new Date(now).toISOString(),
+      duration,
+      price,
+      price_unit: unit,
+      error_code: failure?.errorCode ?? null,
+      error_message: failure?.errorMessage ?? null,
+      date_updated: new Date(now).toISOString(),
+    });
+    if (!ended) return;
+    await callEvent(this.webhooks, tx, ended, status);
+    const peer = ended.peer_sid ? await callBySid(tx.db, ended.peer_sid) : undefined;
+    if (peer) await this.hangup(tx, peer);
+    for (const child of await liveChildren(tx.db, ended.sid)) await this.hangup(tx, child);
+    const parent = ended.parent_call_sid ? await callBySid(tx.db, ended.parent_call_sid) : undefined;
+    if (parent) await this.feed(tx, parent, { type: 'dialEnded', status, callSid: ended.sid, durationS: duration });
+  }
+
+  /** Hangs up a leg: an answered one through its machine (so its recordings close), else it is canceled. */
+  async hangup(tx: Tx, row: CallRow): Promise<void> {
+    if (!isLive(row)) return;
+    if (row.status !== 'in-progress') return this.finish(tx, row, 'canceled');
+    await this.feed(tx, row, { type: 'hangup' });
+    const after = await callBySid(tx.db, row.sid);
+    if (after) await this.finish(tx, after, 'completed');
+  }
+
+  private context(tx: Tx): MachineContext {
+    return {
+      newRecordingSid: () => newSid('recording', tx.clock.now()),
+      recordingUrl: (sid) => `${this.publicUrl.value}/v1/recordings/${sid}/media`,
+    };
+  }
+}
+
+function sameState(before: MachineState, after: MachineState): boolean {
+  return JSON.stringify({ ...before, nowMs: 0 }) === JSON.stringify({ ...after, nowMs: 0 });
+}

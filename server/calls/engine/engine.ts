@@ -1,0 +1,161 @@
+// The call engine: what the calls API asks of a call (place it, receive one, end, redirect, input), and the sink of
+// the network's reports about its legs (ringing, answered, busy ...). Every change runs in the caller's transaction.
+import type { Config } from '../../config.js';
+import type { Tx } from '../../store/db.js';
+import type { CallRow } from '../../store/schema.js';
+import type { VoiceCarrier, VoiceReport, VoiceReports } from '../../carrier/voice.js';
+import type { WebhookService } from '../../webhooks/service.js';
+import type { JobHandling } from '../../jobs/job.js';
+import type { HttpMethod, Instructions } from '../twiml/verbs.js';
+import type { CallEngine, CallInput } from './port.js';
+import { parseTwiml } from '../twiml/parse.js';
+import { errors } from '../../errors.js';
+import { nowIso } from '../../clock.js';
+import { LIVE_STATUSES, callBySid, changeCall, insertCall, isLive, voiceNumber } from './store.js';
+import { callEvent } from './events.js';
+import { inboundLeg } from './legs.js';
+import { CallDriver } from './driver.js';
+import { EffectWork } from './work.js';
+import { CallJobs } from './handlers.js';
+import type { PublicUrl } from '../../http/public-url.js';
+
+type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
+
+export class CallRunner implements CallEngine, VoiceReports {
+  private readonly work: EffectWork;
+  private readonly driver: CallDriver;
+  private readonly jobs: CallJobs;
+
+  constructor(
+    private readonly voice: VoiceCarrier,
+    private readonly webhooks: WebhookService,
+    config: EngineConfig,
+    /** The base of RecordingUrl and media_url. */
+    publicUrl: PublicUrl,
+  ) {
+    this.work = new EffectWork(voice, webhooks);
+    this.driver = new CallDriver(this.work, voice, webhooks, publicUrl);
+    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl);
+  }
+
+  place(tx: Tx, call: CallRow): Promise<void> {
+    return this.work.place(tx, call);
+  }
+
+  async receive(tx: Tx, from: string, to: string): Promise<CallRow> {
+    const number = await voiceNumber(tx.db, to);
+    if (!number) throw new Error(`receive: ${to} is not held on this platform`);
+    const leg = inboundLeg(number, from, to, tx.clock.now(), null);
+    await insertCall(tx.db, leg);
+    await callEvent(this.webhooks, tx, leg, 'ringing');
+    await this.voice.ringInbound(tx, leg.sid);
+    return leg;
+  }
+
+  async end(tx: Tx, call: CallRow, status: 'canceled' | 'completed'): Promise<CallRow> {
+    const row = await this.live(tx, call);
+    if (status === 'canceled' && row.status === 'in-progress')
+      throw errors.callNotModifiable(row.sid, row.status, ': hang it up with status completed');
+    if (status === 'canceled') await this.driver.finish(tx, row, 'canceled');
+    else await this.driver.hangup(tx, row);
+    return this.reload(tx, row);
+  }
+
+  async redirect(
+    tx: Tx,
+    call: CallRow,
+    change: { url: string; method: HttpMethod } | { twiml: string },
+  ): Promise<CallRow> {
+    const row = await this.live(tx, call);
+    let instructions: Instructions | null = null;
+    if ('twiml' in change) {
+      const parsed = parseTwiml(change.twiml, null);
+      if (!parsed.ok) throw errors.invalidField('twiml', parsed.error);
+      instructions = parsed.instructions;
+    }
+    const url = 'url' in change ? change.url : null;
+    const method = 'url' in change ? change.method : 'POST';
+    const changed = await changeCall(tx.db, row.sid, LIVE_STATUSES, {
+      url,
+      method: url ? method : null,
+      twiml: 'twiml' in change ? change.twiml : null,
+      date_updated: nowIso(tx.clock),
+    });
+    // Not answered yet: the answer runs the new instructions.
+    if (changed?.status === 'in-progress')
+      await this.driver.feed(tx, changed, { type: 'redirect', instructions, url, method });
+    return this.reload(tx, row);
+  }
+
+  async input(tx: Tx, call: CallRow, input: CallInput): Promise<CallRow> {
+    const row = await this.live(tx, call);
+    if (row.status !== 'in-progress') throw errors.callNotModifiable(row.sid, row.status, ', not in-progress');
+    const sound =
+      'digits' in input
+        ? { kind: 'dtmf' as const, digits: input.digits }
+        : { kind: 'speech' as const, text: input.speech };
+    // Injected speech is heard with the confidence the spec gives it (CallInputRequest).
+    const confidence = 'speech' in input ? 0.9 : undefined;
+    await this.driver.feed(tx, row, { type: 'heard', sound, confidence });
+    return this.reload(tx, row);
+  }
+
+  /** The network's report on a leg; a report about a leg that has moved past it changes nothing. */
+  async callStatus(tx: Tx, report: VoiceReport): Promise<void> {
+    const row = await callBySid(tx.db, report.sid);
+    if (!row || !isLive(row)) return;
+    switch (report.status) {
+      case 'ringing':
+        return this.ringing(tx, row);
+      case 'answered':
+        return this.answered(tx, row, report);
+      case 'failed':
+        return this.driver.finish(tx, row, 'failed', report);
+      default:
+        if (row.status !== 'in-progress') await this.driver.finish(tx, row, report.status);
+    }
+  }
+
+  jobHandlers(): JobHandling[] {
+    return [...this.jobs.handlers(), ...this.voice.voiceJobHandlers(this)];
+  }
+
+  /** A leg ringing at a number held on this platform rings its holder too: an inbound leg, linked as its peer. */
+  private async ringing(tx: Tx, row: CallRow): Promise<void> {
+    const number = row.direction === 'inbound' ? undefined : await voiceNumber(tx.db, row.to_number);
+    const inbound = number && inboundLeg(number, row.from_number, row.to_number, tx.clock.now(), row.sid);
+    const change = { status: 'ringing' as const, peer_sid: inbound ? inbound.sid : row.peer_sid };
+    const rung = await changeCall(tx.db, row.sid, ['queued'], { ...change, date_updated: nowIso(tx.clock) });
+    if (!rung) return;
+    await callEvent(this.webhooks, tx, rung, 'ringing');
+    if (!inbound) return;
+    await insertCall(tx.db, inbound);
+    await callEvent(this.webhooks, tx, inbound, 'ringing');
+  }
+
+  /** Answered: a leg with a ringing peer on this platform is answered with it, at once (answered_by null). */
+  private async answered(tx: Tx, row: CallRow, report: Extract<VoiceReport, { status: 'answered' }>) {
+    if (row.status === 'in-progress') return;
+    const peer = row.peer_sid ? await callBySid(tx.db, row.peer_sid) : undefined;
+    if (peer && isLive(peer) && peer.status !== 'in-progress') {
+      const at = nowIso(tx.clock);
+      const mine = await this.driver.markAnswered(tx, row, null, { kind: 'peer', callSid: peer.sid }, at);
+      const theirs = await this.driver.markAnswered(tx, peer, null, { kind: 'peer', callSid: row.sid }, at);
+      if (mine) await this.driver.begin(tx, mine);
+      if (theirs) await this.driver.begin(tx, theirs);
+      return;
+    }
+    const answered = await this.driver.markAnswered(tx, row, report.answeredBy, report.party);
+    if (answered) await this.driver.begin(tx, answered);
+  }
+
+  private async live(tx: Tx, call: CallRow): Promise<CallRow> {
+    const row = (await callBySid(tx.db, call.sid)) ?? call;
+    if (!isLive(row)) throw errors.callNotModifiable(row.sid, row.status, ', which has ended');
+    return row;
+  }
+
+  private async reload(tx: Tx, row: CallRow): Promise<CallRow> {
+    return (await callBySid(tx.db, row.sid)) ?? row;
+  }
+}

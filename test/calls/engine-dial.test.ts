@@ -1,0 +1,89 @@
+// A `<Dial>`'s child leg: placed like any call (outbound-dial, parent_call_sid, the parent's number as caller),
+// its end reported to the parent, which goes on; a number on this platform answers it with an inbound leg.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
+import { accountWithNumber } from '../support/numbers.js';
+import { useReceiver } from '../support/webhook-receiver.js';
+import { waitUntil } from '../support/wait.js';
+import { FAST_CALLS, FINAL_STATUSES, callRow, eventsOf, finalCall, holdNumber, sayThenHangup } from './support.js';
+
+describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
+  const t = useTestServer({ engine, env: FAST_CALLS });
+  const receiver = useReceiver();
+  let account: TestAccount;
+  let from: string;
+  beforeAll(async () => ({ account, from } = await accountWithNumber(t)));
+
+  const dial = async (number: string) => {
+    const { data } = await account.client.POST('/v1/calls', {
+      body: {
+        from,
+        to: '+14155550150',
+        twiml: `<Response><Dial>${number}</Dial><Say>After the dial</Say><Hangup/></Response>`,
+        status_callback: `${receiver.url}/s`,
+      },
+    });
+    return data!.sid;
+  };
+  const childOf = (sid: string) =>
+    waitUntil(() =>
+      t.server.services.store.db.selectFrom('calls').selectAll().where('parent_call_sid', '=', sid).executeTakeFirst(),
+    );
+  const finals = async (sid: string) =>
+    (await eventsOf(receiver, sid)).filter((type) => FINAL_STATUSES.includes(type.slice('call.'.length)));
+
+  it('places the child leg, which an outside person ends after 5 s; then the parent goes on', async () => {
+    const sid = await dial('+14155550151');
+    const parent = await finalCall(account, sid);
+    expect(parent.status).toBe('completed');
+    const child = await finalCall(account, (await childOf(sid)).sid);
+    expect(child).toMatchObject({
+      parent_call_sid: sid,
+      direction: 'outbound-dial',
+      from,
+      to: '+14155550151',
+      status: 'completed',
+      answered_by: 'human',
+    });
+    expect(child.duration).toBeGreaterThanOrEqual(5);
+    expect(parent.duration).toBeGreaterThan(child.duration!);
+    expect(await finals(sid)).toEqual(['call.completed']);
+  });
+
+  it('goes on after a busy child leg', async () => {
+    const sid = await dial('+15005550006');
+    expect((await finalCall(account, sid)).status).toBe('completed');
+    expect((await finalCall(account, (await childOf(sid)).sid)).status).toBe('busy');
+  });
+
+  it('bridges to an inbound leg for a number on this platform; hanging up the parent ends both', async () => {
+    const holder = await t.newAccount('holder');
+    receiver.answer = (request) =>
+      request.path === '/voice'
+        ? { status: 200, contentType: 'text/xml', body: sayThenHangup('g'.repeat(2000)) }
+        : { status: 200 };
+    const to = await holdNumber(holder, { VoiceUrl: `${receiver.url}/voice`, StatusCallback: `${receiver.url}/h` });
+    const sid = await dial(to);
+    const child = await childOf(sid);
+    const inbound = await waitUntil(async () => {
+      const row = await callRow(t, child.sid);
+      return row.peer_sid && row.status === 'in-progress' ? callRow(t, row.peer_sid) : undefined;
+    });
+    expect(inbound).toMatchObject({
+      direction: 'inbound',
+      account_sid: holder.sid,
+      from_number: from,
+      to_number: to,
+      peer_sid: child.sid,
+    });
+    const { data } = await account.client.POST('/v1/calls/{sid}', {
+      params: { path: { sid } },
+      body: { status: 'completed' },
+    });
+    expect(data!.status).toBe('completed');
+    expect((await finalCall(account, child.sid)).status).toBe('completed');
+    expect((await finalCall(holder, inbound.sid)).status).toBe('completed');
+    expect(await finals(sid)).toEqual(['call.completed']);
+    expect(await finals(inbound.sid)).toEqual(['call.completed']);
+  });
+});
