@@ -86,4 +86,39 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(sid)).toEqual(['call.completed']);
     expect(await finals(inbound.sid)).toEqual(['call.completed']);
   });
+
+  it("bridges to another account's number, whose voice_url runs; the parent's Dial action gets the child's end", async () => {
+    const holder = await t.newAccount('holder');
+    receiver.answer = (request) => {
+      if (request.path === '/holder-voice') return { status: 200, contentType: 'text/xml', body: sayThenHangup() };
+      if (request.path === '/dialed')
+        return { status: 200, contentType: 'text/xml', body: '<Response><Hangup/></Response>' };
+      return { status: 200 };
+    };
+    const to = await holdNumber(holder, { VoiceUrl: `${receiver.url}/holder-voice` });
+    const { data } = await account.client.POST('/v1/calls', {
+      body: {
+        from,
+        to: '+14155550152',
+        twiml: `<Response><Dial action="${receiver.url}/dialed"><Number>${to}</Number></Dial></Response>`,
+        status_callback: `${receiver.url}/s`,
+      },
+    });
+    const sid = data!.sid;
+    expect((await finalCall(account, sid)).status).toBe('completed');
+    const child = await finalCall(account, (await childOf(sid)).sid);
+    expect(child).toMatchObject({ parent_call_sid: sid, direction: 'outbound-dial', to, status: 'completed' });
+    const { peer_sid: inboundSid } = await callRow(t, child.sid);
+    const inbound = await finalCall(holder, inboundSid!);
+    expect(inbound).toMatchObject({ direction: 'inbound', from, to, status: 'completed' });
+    const voice = receiver.received.find((w) => w.path === '/holder-voice')!;
+    expect(new URLSearchParams(voice.body).get('CallSid')).toBe(inbound.sid);
+    const dialed = await waitUntil(async () => receiver.received.find((w) => w.path === '/dialed'));
+    expect(Object.fromEntries(new URLSearchParams(dialed.body))).toMatchObject({
+      CallSid: sid,
+      DialCallStatus: 'completed',
+      DialCallSid: child.sid,
+      DialCallDuration: String(child.duration),
+    });
+  });
 });

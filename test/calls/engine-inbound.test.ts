@@ -76,4 +76,33 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
       ApiVersion: '2010-04-01',
     });
   });
+
+  it("fetches an injected inbound call's voice_url with its voice_method GET, the parameters in the query", async () => {
+    const holder = await t.newAccount('holder');
+    const to = await holdNumber(holder, { VoiceUrl: `${receiver.url}/voice/get/${holder.sid}`, VoiceMethod: 'GET' });
+    const { data } = await holder.client.POST('/v1/sandbox/inbound-calls', { body: { from: '+14155550198', to } });
+    expect(await finalCall(holder, data!.sid)).toMatchObject({ status: 'completed', method: 'GET' });
+    const fetched = await waitUntil(async () =>
+      receiver.received.find((w) => w.path.startsWith(`/voice/get/${holder.sid}?`)),
+    );
+    expect(fetched.body).toBe('');
+    expect(Object.fromEntries(new URL(fetched.path, receiver.url).searchParams)).toMatchObject({
+      CallSid: data!.sid,
+      From: '+14155550198',
+      To: to,
+      Direction: 'inbound',
+    });
+  });
+
+  it('answers an injected inbound call to a number without voice_url with the spoken notice, then completes', async () => {
+    const holder = await t.newAccount('holder');
+    const to = await holdNumber(holder, { StatusCallback: `${receiver.url}/notice` });
+    const { data } = await holder.client.POST('/v1/sandbox/inbound-calls', { body: { from: '+14155550197', to } });
+    const final = await finalCall(holder, data!.sid);
+    expect(final).toMatchObject({ status: 'completed', url: null, error_code: null });
+    // The notice is a few seconds of speech: the call lasts that long, not zero and not forever.
+    expect(final.duration).toBeGreaterThanOrEqual(2);
+    expect(final.duration).toBeLessThan(30);
+    expect(await eventsOf(receiver, data!.sid)).toEqual(['call.ringing', 'call.answered', 'call.completed']);
+  });
 });

@@ -103,4 +103,24 @@ describe.each(ENGINES)('call engine: live changes (%s)', (engine) => {
     expect(await finals(sid)).toEqual(['call.completed']);
     expect(await finals(peer!)).toEqual(['call.completed']);
   });
+
+  it('redirects an answered call to a new url at once: the Say stops and the new url is fetched', async () => {
+    receiver.answer = (request) =>
+      request.path === '/next'
+        ? { status: 200, contentType: 'text/xml', body: sayThenHangup('Moved') }
+        : { status: 200 };
+    const sid = await call('+14155550144');
+    await reach(sid, 'in-progress');
+    const { data } = await update(sid, { url: `${receiver.url}/next`, method: 'POST' });
+    expect(data).toMatchObject({ status: 'in-progress', url: `${receiver.url}/next` });
+    const fetched = await waitUntil(async () => receiver.received.find((w) => w.path === '/next'));
+    expect(Object.fromEntries(new URLSearchParams(fetched.body))).toMatchObject({
+      CallSid: sid,
+      CallStatus: 'in-progress',
+    });
+    const final = await finalCall(account, sid);
+    expect(final.status).toBe('completed');
+    expect(final.duration).toBeLessThan(140);
+    expect(await finals(sid)).toEqual(['call.completed']);
+  });
 });

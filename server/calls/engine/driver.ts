@@ -19,6 +19,10 @@ import { NO_VOICE_APP } from './legs.js';
 import type { EffectWork } from './work.js';
 import type { PublicUrl } from '../../http/public-url.js';
 
+/** Events due at the step they were scheduled at (a wake-up, a fetch's answer): stale once the leg moved on. */
+const STEP_BOUND = new Set<MachineEvent['type']>(['timer', 'fetched', 'fetchFailed']);
+const MAX_FEED_ATTEMPTS = 5;
+
 export type FinalStatus = 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
 
 export interface Failure {
@@ -37,6 +41,20 @@ export class CallDriver {
 
   /** Feeds `event` to an answered leg's machine and acts on what it does; nothing for a leg without one. */
   async feed(tx: Tx, row: CallRow, event: MachineEvent): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const fed = await this.feedAt(tx, row, event);
+      if (fed !== 'moved on') return;
+      // Another transaction changed the leg since `row` was read (PostgreSQL runs them side by side): an event
+      // of any step is fed again to the leg as it is now; one due at the step read has been overtaken.
+      const now = await callBySid(tx.db, row.sid);
+      if (!now || now.status !== 'in-progress' || STEP_BOUND.has(event.type)) return;
+      if (event.type === 'start' || attempt >= MAX_FEED_ATTEMPTS)
+        throw new Error(`call ${row.sid} moved on while step ${row.step} was running`);
+      row = now;
+    }
+  }
+
+  private async feedAt(tx: Tx, row: CallRow, event: MachineEvent): Promise<'moved on' | void> {
     if (row.status !== 'in-progress' || !row.machine) return;
     const state = JSON.parse(row.machine) as MachineState;
     const nowMs = callTimeMs(row, tx.clock.now(), this.voice.speed);
@@ -44,7 +62,7 @@ export class CallDriver {
     // An event the machine ignores changes nothing, so work in flight (a fetch) is not made stale by it.
     if (!step.effects.length && sameState(state, step.state)) return;
     const saved = await saveMachine(tx.db, row.sid, row.step, JSON.stringify(step.state), nowIso(tx.clock));
-    if (!saved) throw new Error(`call ${row.sid} moved on while step ${row.step} was running`);
+    if (!saved) return 'moved on';
     // A leg that ends needs no next run.
     if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
     for (const effect of step.effects) await this.act(tx, saved, effect);
