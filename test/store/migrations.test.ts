@@ -75,7 +75,12 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     await after.close();
 
     const store = await db.open();
-    expect((await applied(store)).slice(-3)).toEqual(['009_sealed_secrets', '010_claim_counts', '011_rate_limits']);
+    expect((await applied(store)).slice(-4)).toEqual([
+      '009_sealed_secrets',
+      '010_claim_counts',
+      '011_rate_limits',
+      '012_calls',
+    ]);
     expect(await hasColumn(store, 'message_queue_counts', 'queued')).toBe(true);
     expect(await hasColumn(store, 'jobs', 'claims')).toBe(true);
     expect(await hasColumn(store, 'sandbox_otp_deliveries', 'sealed')).toBe(true);
