@@ -57,7 +57,7 @@ describe.each(ENGINES)('a Twilio voice app end to end (%s)', (engine) => {
     });
   const verifier = () => new Webhook(account.webhookSecret);
 
-  it("POSTs Twilio's parameters, signed, to Gather's and Record's actions; the Record gives a WAV recording", async () => {
+  it("POSTs Twilio's parameters, signed, to Gather's and Record's actions; Record gives a WAV", async () => {
     const sid = await place({ url: `${app.url}/voice`, method: 'POST' });
     expect(await finalCall(account, sid)).toMatchObject({ status: 'completed', error_code: null });
 

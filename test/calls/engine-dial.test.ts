@@ -87,7 +87,7 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(inbound.sid)).toEqual(['call.completed']);
   });
 
-  it("bridges to another account's number, whose voice_url runs; the parent's Dial action gets the child's end", async () => {
+  it("bridges to another account's number, whose voice_url runs; the Dial action gets the child's end", async () => {
     const holder = await t.newAccount('holder');
     receiver.answer = (request) => {
       if (request.path === '/holder-voice') return { status: 200, contentType: 'text/xml', body: sayThenHangup() };

@@ -57,7 +57,7 @@ describe.each(ENGINES)('call engine: an instruction server that fails (%s)', (en
     expect(call.error_message).toContain(`POST http://127.0.0.1:${closedPort}/voice`);
   });
 
-  it('ends a call whose instruction server answers past CALL_FETCH_TIMEOUT_MS failed: instructions_fetch_failed', async () => {
+  it('ends a call whose instruction server is slower than CALL_FETCH_TIMEOUT_MS failed', async () => {
     const call = await failedCall(`${app.url}/slow`);
     expect(call).toMatchObject({ status: 'failed', error_code: 'instructions_fetch_failed' });
     expect(call.error_message).toMatch(/timed out/);

@@ -77,7 +77,7 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
     });
   });
 
-  it("fetches an injected inbound call's voice_url with its voice_method GET, the parameters in the query", async () => {
+  it("fetches an injected inbound call's voice_url with voice_method GET, the parameters in the query", async () => {
     const holder = await t.newAccount('holder');
     const to = await holdNumber(holder, { VoiceUrl: `${receiver.url}/voice/get/${holder.sid}`, VoiceMethod: 'GET' });
     const { data } = await holder.client.POST('/v1/sandbox/inbound-calls', { body: { from: '+14155550198', to } });
@@ -94,7 +94,7 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
     });
   });
 
-  it('answers an injected inbound call to a number without voice_url with the spoken notice, then completes', async () => {
+  it('answers an injected inbound call to a number without voice_url with the spoken notice, then ends', async () => {
     const holder = await t.newAccount('holder');
     const to = await holdNumber(holder, { StatusCallback: `${receiver.url}/notice` });
     const { data } = await holder.client.POST('/v1/sandbox/inbound-calls', { body: { from: '+14155550197', to } });
