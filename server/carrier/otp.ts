@@ -41,7 +41,10 @@ export interface DeliveredCode {
 }
 
 export interface OtpCarrier {
-  /** Hands a code to the network inside the transaction that records the send. */
+  /**
+   * Hands a code to the network inside the transaction that records the send. A voice code is spoken by a call the
+   * verification service places through the call engine; the carrier is told of it here all the same.
+   */
   submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void>;
   /** The carrier's background work for code deliveries, reporting into `reports`. */
   otpJobHandlers(reports: OtpReports): JobHandling[];

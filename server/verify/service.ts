@@ -21,6 +21,11 @@ import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './template
 import * as verifications from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { verificationView, type VerificationRecord } from './view.js';
+import type {
+  VerificationCallFailure,
+  VerificationCallReports,
+  VerificationCalls,
+} from '../calls/engine/verification-calls.js';
 
 export type SendVerificationInput = components['schemas']['SendVerificationRequest'];
 export type CheckVerificationInput = components['schemas']['CheckVerificationRequest'];
@@ -42,7 +47,7 @@ const HOUR_MS = 3_600_000;
 
 type VerifyConfig = Pick<Config, 'verifyMaxSendsPerHour'>;
 
-export class VerificationService implements OtpReports {
+export class VerificationService implements OtpReports, VerificationCallReports {
   private readonly codes: CodeKeeper;
   private readonly events: VerificationEvents;
 
@@ -53,6 +58,8 @@ export class VerificationService implements OtpReports {
     webhooks: WebhookService,
     private readonly config: VerifyConfig,
     secretKey: string,
+    /** Speaks voice codes through the call engine. */
+    private readonly voiceCalls: Pick<VerificationCalls, 'place'>,
   ) {
     this.codes = new CodeKeeper(secretKey);
     this.events = new VerificationEvents(webhooks);
@@ -149,14 +156,17 @@ export class VerificationService implements OtpReports {
         channel: input.channel,
         date_sent: sentAt,
       });
-      await this.carrier.otp.submitOtp(tx, {
+      const delivery = {
         verificationSid: row.sid,
         accountSid,
         to: row.to_number,
         channel: input.channel,
         text: renderCode(code, input.channel, row.locale as Locale, row.custom_message),
         code,
-      });
+      };
+      // A voice code is a call of the engine's; the carrier hears of it too (the sandbox handset keeps it).
+      if (input.channel === 'voice') await this.voiceCalls.place(tx, delivery);
+      await this.carrier.otp.submitOtp(tx, delivery);
       const view = await this.view(tx, row);
       await recorder?.record(tx, view);
       return view;
@@ -273,6 +283,14 @@ export class VerificationService implements OtpReports {
     const change = { status: 'failed', date_updated: nowIso(tx.clock) } as const;
     const failed = await verifications.endPending(tx.db, report.verificationSid, change);
     if (failed) await this.ended(tx, failed);
+  }
+
+  /** The call speaking a voice code did not get through: the verification it spoke for fails, if still pending. */
+  async verificationCallFailed(tx: Tx, failure: VerificationCallFailure): Promise<void> {
+    const sid = await verifications.voiceSendAt(tx.db, failure.accountSid, failure.to, failure.placedAt);
+    if (!sid) return;
+    const { errorCode, errorMessage } = failure;
+    await this.otpStatus(tx, { verificationSid: sid, channel: 'voice', status: 'failed', errorCode, errorMessage });
   }
 
   jobHandlers(): JobHandling[] {
