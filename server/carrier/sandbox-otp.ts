@@ -51,7 +51,7 @@ export class SandboxOtp implements OtpCarrier {
       sealed: seal(
         this.sealKey,
         delivery.verificationSid,
-        JSON.stringify({ code: delivery.code, text: delivery.text }),
+        JSON.stringify({ code: delivery.code, text: delivery.text, callSid: delivery.callSid }),
       ),
       date_sent: nowIso(tx.clock),
     };
@@ -87,9 +87,9 @@ export class SandboxOtp implements OtpCarrier {
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
     const row = await deliveredCode(db, accountSid, to);
     if (!row) return undefined;
-    let handset: { code: string; text: string };
+    let handset: { code: string; text: string; callSid?: string };
     try {
-      handset = JSON.parse(unseal(this.sealKey, row.verification_sid, row.sealed)) as { code: string; text: string };
+      handset = JSON.parse(unseal(this.sealKey, row.verification_sid, row.sealed)) as typeof handset;
     } catch {
       // Sealed under another server secret (see SECRET_KEY_PREVIOUS): that code cannot be shown any more.
       return undefined;
@@ -101,6 +101,7 @@ export class SandboxOtp implements OtpCarrier {
       verificationSid: row.verification_sid,
       channel: row.channel,
       dateSent: row.date_sent,
+      callSid: handset.callSid ?? null,
     };
   }
 

@@ -2,7 +2,7 @@
 // (expiry, a delivery failure). Rules and limits live here; SQL in store.ts, the network behind `carrier.otp`.
 import type { Config } from '../config.js';
 import type { Carrier } from '../carrier/carrier.js';
-import type { OtpReport, OtpReports } from '../carrier/otp.js';
+import type { OtpDelivery, OtpReport, OtpReports } from '../carrier/otp.js';
 import type { LookupService } from '../lookups/service.js';
 import type { Store, Tx } from '../store/db.js';
 import type { VerificationRow } from '../store/schema.js';
@@ -21,10 +21,11 @@ import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './template
 import * as verifications from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { verificationView, type VerificationRecord } from './view.js';
-import type {
-  VerificationCallFailure,
-  VerificationCallReports,
-  VerificationCalls,
+import {
+  verificationRecording,
+  type VerificationCallFailure,
+  type VerificationCallReports,
+  type VerificationCalls,
 } from '../calls/engine/verification-calls.js';
 
 export type SendVerificationInput = components['schemas']['SendVerificationRequest'];
@@ -156,7 +157,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         channel: input.channel,
         date_sent: sentAt,
       });
-      const delivery = {
+      const delivery: OtpDelivery = {
         verificationSid: row.sid,
         accountSid,
         to: row.to_number,
@@ -165,7 +166,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         code,
       };
       // A voice code is a call of the engine's; the carrier hears of it too (the sandbox handset keeps it).
-      if (input.channel === 'voice') await this.voiceCalls.place(tx, delivery);
+      if (input.channel === 'voice') delivery.callSid = await this.voiceCalls.place(tx, delivery);
       await this.carrier.otp.submitOtp(tx, delivery);
       const view = await this.view(tx, row);
       await recorder?.record(tx, view);
@@ -274,7 +275,18 @@ export class VerificationService implements OtpReports, VerificationCallReports 
       verification_sid: delivered.verificationSid,
       channel: delivered.channel,
       date_sent: delivered.dateSent,
+      ...(delivered.callSid ? { call_sid: delivered.callSid } : {}),
     };
+  }
+
+  /** Sandbox only: the WAV file of what a verification call of the account said (see verification-calls.ts). */
+  async sandboxRecording(accountSid: string, callSid: string): Promise<Buffer> {
+    if (!this.carrier.isSandbox) throw errors.sandboxInactive();
+    const recording = await verificationRecording(this.store.db, accountSid, callSid);
+    if (!recording) throw errors.noSuchCall(callSid);
+    if (recording.status !== 'completed' || !recording.audio)
+      throw errors.recordingNotReady(recording.sid, recording.status);
+    return Buffer.from(recording.audio);
   }
 
   /** The network could not deliver a code: a verification still pending ends `failed`. */

@@ -8,6 +8,7 @@ import { waitUntil } from '../support/wait.js';
 import { speechMs } from '../../server/calls/audio/durations.js';
 import { renderWav, wavDurationMs } from '../../server/calls/audio/render.js';
 import type { Segment } from '../../server/calls/audio/timeline.js';
+import { VERIFICATION_CALLER } from '../../server/calls/engine/verification-calls.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode, waitForVerification } from './flow.js';
 
 const PAUSE_MS = 1000;
@@ -46,6 +47,21 @@ function renderedRecording(t: UsedTestServer, callSid: string) {
   );
 }
 
+/**
+ * The call lasts the two Says and the pause, plus the lag of the job that hangs it up (call time at 20×), and its
+ * audio starts, sample for sample, with the speech of `text`, a second of silence and the speech of `text` again.
+ */
+function expectSpokenTwice(audio: Buffer, text: string): void {
+  const sayMs = speechMs(text);
+  const spokenMs = 2 * sayMs + PAUSE_MS;
+  expect(audio.subarray(0, 4).toString()).toBe('RIFF');
+  expect(wavDurationMs(audio)).toBeGreaterThanOrEqual(spokenMs);
+  expect(wavDurationMs(audio)).toBeLessThan(spokenMs + 10_000);
+  const speech = (atMs: number): Segment => ({ atMs, ms: sayMs, side: 'platform', sound: { kind: 'speech', text } });
+  const expected = renderWav([speech(0), speech(sayMs + PAUSE_MS)], 0, spokenMs, 1);
+  expect(audio.subarray(HEADER_BYTES, expected.length).equals(expected.subarray(HEADER_BYTES))).toBe(true);
+}
+
 describe.each(ENGINES)('verification by voice (%s)', (engine) => {
   // 20× speed: the call's few seconds of speech play in well under a second, with the job queue's lag small.
   const t = useTestServer({ engine, env: { ...FAST_VERIFY, SANDBOX_CALL_SPEED: '20' } });
@@ -58,24 +74,48 @@ describe.each(ENGINES)('verification by voice (%s)', (engine) => {
   it('places a recorded call that completes, whose audio is the text spoken twice with a pause between', async () => {
     const to = freshNumber();
     await sendCode(t.account.client, { to, channel: 'voice', code_length: 4 });
-    const { text } = await deliveredCode(t.account.client, to);
+    const { text, call_sid } = await deliveredCode(t.account.client, to);
 
     const leg = await endedLeg(t, to);
-    expect(leg).toMatchObject({ status: 'completed', direction: 'outbound-api', record: 1, status_callback: null });
+    expect(call_sid).toBe(leg.sid);
+    expect(leg).toMatchObject({
+      status: 'completed',
+      from_number: VERIFICATION_CALLER,
+      direction: 'outbound-api',
+      record: 1,
+      status_callback: null,
+    });
     const recording = await renderedRecording(t, leg.sid);
     expect(recording).toMatchObject({ status: 'completed', account_sid: t.account.sid, source: 'outbound_api' });
 
-    // The call lasts the two Says and the pause, plus the lag of the job that hangs it up (call time at 20×).
-    const sayMs = speechMs(text);
-    const spokenMs = 2 * sayMs + PAUSE_MS;
-    const audio = Buffer.from(recording.audio!);
-    expect(audio.subarray(0, 4).toString()).toBe('RIFF');
-    expect(wavDurationMs(audio)).toBeGreaterThanOrEqual(spokenMs);
-    expect(wavDurationMs(audio)).toBeLessThan(spokenMs + 10_000);
-    // Sample for sample, it starts with the speech of the text, silence, and the speech of the text again.
-    const speech = (atMs: number): Segment => ({ atMs, ms: sayMs, side: 'platform', sound: { kind: 'speech', text } });
-    const expected = renderWav([speech(0), speech(sayMs + PAUSE_MS)], 0, spokenMs, 1);
-    expect(audio.subarray(HEADER_BYTES, expected.length).equals(expected.subarray(HEADER_BYTES))).toBe(true);
+    expectSpokenTwice(Buffer.from(recording.audio!), text);
+  });
+
+  it('speaks a custom message with XML special characters as written', async () => {
+    const to = freshNumber();
+    const custom_message = 'Acme & Sons <login>: {code}';
+    await sendCode(t.account.client, { to, channel: 'voice', custom_message });
+    const { text, code } = await deliveredCode(t.account.client, to);
+    expect(text).toBe(`Acme & Sons <login>: ${code.split('').join(', ')}`);
+    const leg = await endedLeg(t, to);
+    expect(leg.status).toBe('completed');
+    expectSpokenTwice(Buffer.from((await renderedRecording(t, leg.sid)).audio!), text);
+  });
+
+  it('lets the account hear the call through the sandbox, and no other account', async () => {
+    const to = freshNumber();
+    await sendCode(t.account.client, { to, channel: 'voice' });
+    const { call_sid } = await deliveredCode(t.account.client, to);
+    const recording = await renderedRecording(t, call_sid!);
+    const path = { params: { path: { sid: call_sid! } }, parseAs: 'arrayBuffer' } as const;
+    const heard = await t.account.client.GET('/v1/sandbox/verification-calls/{sid}/recording', path);
+    expect(heard.response.status).toBe(200);
+    expect(heard.response.headers.get('content-type')).toBe('audio/wav');
+    expect(Buffer.from(heard.data!).equals(Buffer.from(recording.audio!))).toBe(true);
+
+    const other = await t.newAccount('other');
+    const theirs = await other.client.GET('/v1/sandbox/verification-calls/{sid}/recording', path);
+    expect([theirs.response.status, (theirs.error as { code?: string })?.code]).toEqual([404, 'not_found']);
   });
 
   it('never shows the call, its recording or their events to the account', async () => {

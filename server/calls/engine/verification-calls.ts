@@ -2,7 +2,7 @@
 // the engine like any call (so the sandbox records what the user heard), but never shown to the account: the calls
 // API skips such legs and their recordings, they have no status callback (so no webhooks), and what they store
 // holding the code is sealed (leg-seal.ts). How the leg ends is reported to the verification it belongs to.
-import type { Tx } from '../../store/db.js';
+import type { Db, Tx } from '../../store/db.js';
 import type { CallRow } from '../../store/schema.js';
 import type { OtpDelivery } from '../../carrier/otp.js';
 import { insertCall } from './store.js';
@@ -39,8 +39,8 @@ export class VerificationCalls {
     private readonly reports: VerificationCallReports,
   ) {}
 
-  /** Places the call that speaks `code.text` twice, recorded, in the transaction that sends the code. */
-  async place(tx: Tx, code: Pick<OtpDelivery, 'accountSid' | 'to' | 'text'>): Promise<void> {
+  /** Places the call that speaks `code.text` twice, recorded, in the transaction that sends the code; its sid. */
+  async place(tx: Tx, code: Pick<OtpDelivery, 'accountSid' | 'to' | 'text'>): Promise<string> {
     const leg = newLeg(
       {
         account_sid: code.accountSid,
@@ -58,6 +58,7 @@ export class VerificationCalls {
     leg.twiml = this.seal.close(leg, 'twiml', spokenTwice(code.text));
     await insertCall(tx.db, leg);
     await this.work.place(tx, leg);
+    return leg.sid;
   }
 
   /** A verification leg ended (told by the driver): anything but `completed` fails its verification. */
@@ -78,8 +79,20 @@ const FAILURES: Partial<Record<CallRow['status'], { errorCode: string; errorMess
   canceled: { errorCode: 'call_canceled', errorMessage: 'The call was canceled before it was answered.' },
 };
 
+/** Sandbox: the recording of a verification call of the account (its status, and its audio once completed). */
+export function verificationRecording(db: Db, accountSid: string, callSid: string) {
+  return db
+    .selectFrom('recordings')
+    .innerJoin('calls', 'calls.sid', 'recordings.call_sid')
+    .select(['recordings.sid', 'recordings.status', 'recordings.audio'])
+    .where('calls.sid', '=', callSid)
+    .where('calls.account_sid', '=', accountSid)
+    .where('calls.purpose', '=', 'verification')
+    .executeTakeFirst();
+}
+
 /** The instructions: the text, a pause, the text again, then hang up. */
-export function spokenTwice(text: string): string {
+function spokenTwice(text: string): string {
   const say = `<Say>${escapeXml(text)}</Say>`;
   return `<Response>${say}<Pause length="1"/>${say}<Hangup/></Response>`;
 }
