@@ -832,7 +832,8 @@ export interface paths {
          * @description Returns the code of the most recent verification message the sandbox carrier delivered
          *     to `{to}` for your account, on any channel, so tests can complete a verification.
          *     `404 not_found` when none was delivered (a failing magic number gets nothing), or when
-         *     the sandbox carrier is not active.
+         *     the sandbox carrier is not active. A code by voice is kept from when its call is placed
+         *     (`call_sid`); a call that does not get through (busy, no answer) fails its verification.
          *
          *     This reads the sandbox network's own record of what it delivered to the simulated
          *     handset (the latest code per number and account). That record exists only with the
