@@ -832,7 +832,8 @@ export interface paths {
          * @description Returns the code of the most recent verification message the sandbox carrier delivered
          *     to `{to}` for your account, on any channel, so tests can complete a verification.
          *     `404 not_found` when none was delivered (a failing magic number gets nothing), or when
-         *     the sandbox carrier is not active.
+         *     the sandbox carrier is not active. A code by voice is kept from when its call is placed
+         *     (`call_sid`); a call that does not get through (busy, no answer) fails its verification.
          *
          *     This reads the sandbox network's own record of what it delivered to the simulated
          *     handset (the latest code per number and account). That record exists only with the
@@ -844,6 +845,36 @@ export interface paths {
          *
          */
         get: operations["getSandboxVerificationCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandbox/verification-calls/{sid}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification call's sid (`call_sid` of GET /v1/sandbox/verification-codes/{to}). */
+                sid: components["schemas"]["CallSid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Hear what a verification call said
+         * @description A code sent with `channel` `voice` is spoken by a call the platform places for the
+         *     verification (its text, a one-second pause, its text again, then it hangs up), recorded by
+         *     the sandbox so you can hear what the user heard. Such calls and their recordings are never
+         *     in your calls, recordings or webhooks; this returns the call's WAV file (8 kHz, 16-bit PCM,
+         *     mono) once it has ended. `404 not_found` when the call is not a verification call of your
+         *     account, its recording is not `completed` (yet, or the call was never answered), or the
+         *     sandbox carrier is not active.
+         *
+         */
+        get: operations["getSandboxVerificationRecording"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1837,6 +1868,10 @@ export interface components {
             channel: components["schemas"]["VerificationChannel"];
             /** Format: date-time */
             date_sent: string;
+            /** @description Voice only: the call speaking the code. Hear it, once it has ended, with
+             *     GET /v1/sandbox/verification-calls/{sid}/recording.
+             *      */
+            call_sid?: components["schemas"]["CallSid"];
         };
         /** @description `body` or `media_url` is required (checked by the server; both may be given). */
         SendMessageRequest: {
@@ -4662,6 +4697,35 @@ export interface operations {
                      *       "date_sent": "2025-06-02T12:00:00Z"
                      *     } */
                     "application/json": components["schemas"]["SandboxVerificationCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSandboxVerificationRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification call's sid (`call_sid` of GET /v1/sandbox/verification-codes/{to}). */
+                sid: components["schemas"]["CallSid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audio file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/wav": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -21,6 +21,7 @@ import type { CallEngine } from './calls/engine/port.js';
 import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 import { CallRunner } from './calls/engine/engine.js';
 import { PublicUrl } from './http/public-url.js';
+import type { VerificationCallReports } from './calls/engine/verification-calls.js';
 
 export interface Services {
   config: Config;
@@ -71,9 +72,22 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     config.webhookAllowPrivate,
   );
   const lookups = new LookupService(store);
-  const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   const publicUrl = new PublicUrl(config.publicUrl);
-  const callEngine: CallEngine = new CallRunner(carrier.voice, webhooks, config, publicUrl);
+  // The engine reports verification calls' failures to the verification service, which places them through it.
+  const reports: VerificationCallReports = {
+    verificationCallFailed: (tx, failure) => verify.verificationCallFailed(tx, failure),
+  };
+  const runner = new CallRunner(carrier.voice, webhooks, config, publicUrl, secretKey, reports);
+  const verify = new VerificationService(
+    store,
+    carrier,
+    lookups,
+    webhooks,
+    config,
+    secretKey,
+    runner.verificationCalls,
+  );
+  const callEngine: CallEngine = runner;
   const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, publicUrl);
   return {
     config,

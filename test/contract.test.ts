@@ -45,6 +45,7 @@ const ANSWERS: Record<string, [number, string | null]> = {
   injectInboundCall: [201, null],
   sendCallInput: [404, 'not_found'],
   getSandboxVerificationCode: [200, null],
+  getSandboxVerificationRecording: [404, 'not_found'],
   getAccount: [200, null],
   updateAccount: [200, null],
 };

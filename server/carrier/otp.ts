@@ -15,6 +15,8 @@ export interface OtpDelivery {
   text: string;
   /** The code itself, for networks that render it (and the sandbox's handset record); never stored by the domain. */
   code: string;
+  /** Voice: the call of the engine's that speaks it (the sandbox shows it with the handset's code). */
+  callSid?: string;
 }
 
 /** What the network says became of a delivery. Only failures change a verification. */
@@ -38,10 +40,15 @@ export interface DeliveredCode {
   verificationSid: string;
   channel: OtpChannel;
   dateSent: string;
+  /** Voice: the call that speaks it. */
+  callSid: string | null;
 }
 
 export interface OtpCarrier {
-  /** Hands a code to the network inside the transaction that records the send. */
+  /**
+   * Hands a code to the network inside the transaction that records the send. A voice code is spoken by a call the
+   * verification service places through the call engine; the carrier is told of it here all the same.
+   */
   submitOtp(tx: Tx, delivery: OtpDelivery): Promise<void>;
   /** The carrier's background work for code deliveries, reporting into `reports`. */
   otpJobHandlers(reports: OtpReports): JobHandling[];

@@ -2,7 +2,8 @@
 // "received" by the simulated handset at once: the sandbox keeps the last one per account and number for GET
 // /v1/sandbox/verification-codes/{to}, sealed with the server secret and only until its verification ends. A code
 // to a failing magic number comes back as a failure report after the configured delay, through a durable job whose
-// payload holds no code.
+// payload holds no code. A voice code is spoken by a call of the engine's (calls/engine/verification-calls.ts), whose
+// own outcome (busy, no-answer ...) fails the verification, so here it is only kept for the handset.
 import type { Config } from '../config.js';
 import type { Db, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
@@ -14,12 +15,6 @@ import { seal, sealKey, unseal } from '../accounts/seal.js';
 import { dateIn, nowIso } from '../clock.js';
 
 const SANDBOX_OTP_JOB = defineJob<OtpReport>('sandbox.otp');
-
-/** The Calls tag's magic numbers that never answer, so a spoken code cannot get through. */
-const UNANSWERED_CALL_NUMBERS: Record<string, { errorCode: string; errorMessage: string }> = {
-  '+15005550006': { errorCode: 'busy', errorMessage: 'The line was busy.' },
-  '+15005550007': { errorCode: 'no_answer', errorMessage: 'Nobody answered the call.' },
-};
 
 type SandboxOtpConfig = Pick<Config, 'sandboxSentDelayMs' | 'sandboxDeliveryDelayMs'>;
 
@@ -56,7 +51,7 @@ export class SandboxOtp implements OtpCarrier {
       sealed: seal(
         this.sealKey,
         delivery.verificationSid,
-        JSON.stringify({ code: delivery.code, text: delivery.text }),
+        JSON.stringify({ code: delivery.code, text: delivery.text, callSid: delivery.callSid }),
       ),
       date_sent: nowIso(tx.clock),
     };
@@ -65,8 +60,7 @@ export class SandboxOtp implements OtpCarrier {
 
   private failureFor(to: string, channel: OtpChannel): Failure | null {
     const c = this.config;
-    if (channel === 'voice' && UNANSWERED_CALL_NUMBERS[to])
-      return { ...UNANSWERED_CALL_NUMBERS[to], afterMs: c.sandboxSentDelayMs + c.sandboxDeliveryDelayMs };
+    if (channel === 'voice') return null;
     const outcome = outcomeFor(to);
     if (outcome.kind === 'failed')
       return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs };
@@ -93,9 +87,9 @@ export class SandboxOtp implements OtpCarrier {
   async lastDeliveredCode(db: Db, accountSid: string, to: string): Promise<DeliveredCode | undefined> {
     const row = await deliveredCode(db, accountSid, to);
     if (!row) return undefined;
-    let handset: { code: string; text: string };
+    let handset: { code: string; text: string; callSid?: string };
     try {
-      handset = JSON.parse(unseal(this.sealKey, row.verification_sid, row.sealed)) as { code: string; text: string };
+      handset = JSON.parse(unseal(this.sealKey, row.verification_sid, row.sealed)) as typeof handset;
     } catch {
       // Sealed under another server secret (see SECRET_KEY_PREVIOUS): that code cannot be shown any more.
       return undefined;
@@ -107,6 +101,7 @@ export class SandboxOtp implements OtpCarrier {
       verificationSid: row.verification_sid,
       channel: row.channel,
       dateSent: row.date_sent,
+      callSid: handset.callSid ?? null,
     };
   }
 

@@ -32,6 +32,7 @@ import { checkVerification } from './verify/checkVerification.js';
 import { getVerification } from './verify/getVerification.js';
 import { updateVerification } from './verify/updateVerification.js';
 import { getSandboxVerificationCode } from './sandbox/getSandboxVerificationCode.js';
+import { getSandboxVerificationRecording } from './sandbox/getSandboxVerificationRecording.js';
 import { getAccount } from './account/getAccount.js';
 import { updateAccount } from './account/updateAccount.js';
 
@@ -68,6 +69,7 @@ export const handlers: HandlerTable = withIdempotency({
   getVerification,
   updateVerification,
   getSandboxVerificationCode,
+  getSandboxVerificationRecording,
   getAccount,
   updateAccount,
 });

@@ -2,7 +2,7 @@
 // (expiry, a delivery failure). Rules and limits live here; SQL in store.ts, the network behind `carrier.otp`.
 import type { Config } from '../config.js';
 import type { Carrier } from '../carrier/carrier.js';
-import type { OtpReport, OtpReports } from '../carrier/otp.js';
+import type { OtpDelivery, OtpReport, OtpReports } from '../carrier/otp.js';
 import type { LookupService } from '../lookups/service.js';
 import type { Store, Tx } from '../store/db.js';
 import type { VerificationRow } from '../store/schema.js';
@@ -21,6 +21,12 @@ import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './template
 import * as verifications from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { verificationView, type VerificationRecord } from './view.js';
+import {
+  verificationRecording,
+  type VerificationCallFailure,
+  type VerificationCallReports,
+  type VerificationCalls,
+} from '../calls/engine/verification-calls.js';
 
 export type SendVerificationInput = components['schemas']['SendVerificationRequest'];
 export type CheckVerificationInput = components['schemas']['CheckVerificationRequest'];
@@ -42,7 +48,7 @@ const HOUR_MS = 3_600_000;
 
 type VerifyConfig = Pick<Config, 'verifyMaxSendsPerHour'>;
 
-export class VerificationService implements OtpReports {
+export class VerificationService implements OtpReports, VerificationCallReports {
   private readonly codes: CodeKeeper;
   private readonly events: VerificationEvents;
 
@@ -53,6 +59,8 @@ export class VerificationService implements OtpReports {
     webhooks: WebhookService,
     private readonly config: VerifyConfig,
     secretKey: string,
+    /** Speaks voice codes through the call engine. */
+    private readonly voiceCalls: Pick<VerificationCalls, 'place'>,
   ) {
     this.codes = new CodeKeeper(secretKey);
     this.events = new VerificationEvents(webhooks);
@@ -149,14 +157,17 @@ export class VerificationService implements OtpReports {
         channel: input.channel,
         date_sent: sentAt,
       });
-      await this.carrier.otp.submitOtp(tx, {
+      const delivery: OtpDelivery = {
         verificationSid: row.sid,
         accountSid,
         to: row.to_number,
         channel: input.channel,
         text: renderCode(code, input.channel, row.locale as Locale, row.custom_message),
         code,
-      });
+      };
+      // A voice code is a call of the engine's; the carrier hears of it too (the sandbox handset keeps it).
+      if (input.channel === 'voice') delivery.callSid = await this.voiceCalls.place(tx, delivery);
+      await this.carrier.otp.submitOtp(tx, delivery);
       const view = await this.view(tx, row);
       await recorder?.record(tx, view);
       return view;
@@ -264,7 +275,18 @@ export class VerificationService implements OtpReports {
       verification_sid: delivered.verificationSid,
       channel: delivered.channel,
       date_sent: delivered.dateSent,
+      ...(delivered.callSid ? { call_sid: delivered.callSid } : {}),
     };
+  }
+
+  /** Sandbox only: the WAV file of what a verification call of the account said (see verification-calls.ts). */
+  async sandboxRecording(accountSid: string, callSid: string): Promise<Buffer> {
+    if (!this.carrier.isSandbox) throw errors.sandboxInactive();
+    const recording = await verificationRecording(this.store.db, accountSid, callSid);
+    if (!recording) throw errors.noSuchCall(callSid);
+    if (recording.status !== 'completed' || !recording.audio)
+      throw errors.recordingNotReady(recording.sid, recording.status);
+    return Buffer.from(recording.audio);
   }
 
   /** The network could not deliver a code: a verification still pending ends `failed`. */
@@ -273,6 +295,14 @@ export class VerificationService implements OtpReports {
     const change = { status: 'failed', date_updated: nowIso(tx.clock) } as const;
     const failed = await verifications.endPending(tx.db, report.verificationSid, change);
     if (failed) await this.ended(tx, failed);
+  }
+
+  /** The call speaking a voice code did not get through: the verification it spoke for fails, if still pending. */
+  async verificationCallFailed(tx: Tx, failure: VerificationCallFailure): Promise<void> {
+    const sid = await verifications.voiceSendAt(tx.db, failure.accountSid, failure.to, failure.placedAt);
+    if (!sid) return;
+    const { errorCode, errorMessage } = failure;
+    await this.otpStatus(tx, { verificationSid: sid, channel: 'voice', status: 'failed', errorCode, errorMessage });
   }
 
   jobHandlers(): JobHandling[] {

@@ -70,6 +70,21 @@ export async function recordSend(
   await db.insertInto('verification_sends').values(row).execute();
 }
 
+/** The verification of the latest voice send to `to` at or before `at` (what a verification call speaks). */
+export async function voiceSendAt(db: Conn, accountSid: string, to: string, at: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('verification_sends')
+    .select('verification_sid')
+    .where('account_sid', '=', accountSid)
+    .where('to_number', '=', to)
+    .where('channel', '=', 'voice')
+    .where('date_sent', '<=', at)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.verification_sid;
+}
+
 export async function sendsOf(db: Conn, verificationSid: string): Promise<SendAttempt[]> {
   const rows = await db
     .selectFrom('verification_sends')

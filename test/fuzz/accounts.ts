@@ -17,6 +17,8 @@ export interface FuzzAccount {
   /** A completed call, and a completed recording of it with audio. */
   callSid: string;
   recordingSid: string;
+  /** A completed call that spoke a verification code (purpose verification), with its recording. */
+  verificationCallSid: string;
   /** The number the account's verification was sent to. */
   verificationTo: string;
   /** Numbers of the inventory, for provisioning. */
@@ -29,7 +31,8 @@ export interface FuzzAccountOf extends FuzzAccount {
 
 /**
  * A fresh account with a number, a settled (failed) message, a pending address, a pending verification, and a
- * completed call with a recording (written straight into the database: settled, so no engine changes it later).
+ * completed call with a recording, and a verification call with its (written straight into the database: settled,
+ * so no engine changes them later).
  */
 export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   const account = await t.newAccount('fuzz');
@@ -58,6 +61,8 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   await waitForStatus(client, message.data!.sid, 'failed');
   const call = await insertCall(t, account.sid, { from_number: number });
   const recording = await insertRecording(t, call);
+  const verificationCall = await insertCall(t, account.sid, { purpose: 'verification', to_number: verificationTo });
+  await insertRecording(t, verificationCall);
   return {
     sid: account.sid,
     apiKey: account.apiKey,
@@ -68,6 +73,7 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
     verificationSid: sids[3]!,
     callSid: call.sid,
     recordingSid: recording.sid,
+    verificationCallSid: verificationCall.sid,
     verificationTo,
     available: available.data.data.map((n) => n.phone_number),
   };

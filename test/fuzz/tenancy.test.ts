@@ -42,6 +42,10 @@ const TABLE: Record<string, Row | NotApplicable> = {
     body: { status: 'canceled' },
   },
   getSandboxVerificationCode: { own: (a) => ({ to: a.verificationTo }), unknown: { to: '+14155550177' } },
+  getSandboxVerificationRecording: {
+    own: (a) => ({ sid: a.verificationCallSid }),
+    unknown: { sid: unknownSid('CA') },
+  },
   getCall: { own: (a) => ({ sid: a.callSid }), unknown: { sid: unknownSid('CA') } },
   updateCall: {
     own: (a) => ({ sid: a.callSid }),

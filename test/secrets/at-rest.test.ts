@@ -1,12 +1,14 @@
 // What a copy of the database alone gives away: after a full OTP flow of an account whose webhooks are configured,
 // the raw database (SQLite: the file and its write-ahead log, byte for byte; PostgreSQL: every row of every table
-// of the schema) holds no OTP code, no API key, no webhook signing secret and no server secret in clear.
+// of the schema) holds no OTP code, no API key, no webhook signing secret and no server secret in clear. A code
+// sent by voice is spoken by a recorded call (its instructions, machine state and recording's timeline hold it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer, type UsedTestServer } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
 import { useReceiver } from '../support/webhook-receiver.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode } from '../verify/flow.js';
 
@@ -49,6 +51,23 @@ describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
     await client.POST('/v1/verify/{sid}', { params: { path: { sid: canceled.sid } }, body: { status: 'canceled' } });
     const pending = await sendCode(client, { to: freshNumber(), channel: 'sms', code_length: 8 });
     const pendingCode = (await deliveredCode(client, pending.to)).code;
+    // Spoken by a call, recorded, then approved.
+    const spoken = await sendCode(client, { to: freshNumber(), channel: 'voice', code_length: 8 });
+    const { code: spokenCode, text: spokenText } = await deliveredCode(client, spoken.to);
+    await waitUntil(
+      () =>
+        t.server.services.store.db
+          .selectFrom('recordings')
+          .innerJoin('calls', 'calls.sid', 'recordings.call_sid')
+          .select('recordings.sid')
+          .where('calls.to_number', '=', spoken.to)
+          .where('calls.status', '=', 'completed')
+          .where('recordings.status', '=', 'completed')
+          .executeTakeFirst(),
+      20_000,
+      'the voice code call and its recording',
+    );
+    expect((await check(client, { verification_sid: spoken.sid, code: spokenCode })).data?.status).toBe('approved');
 
     // The webhooks went out signed with the account's secret, which the server opened from its sealed copy.
     await receiver.waitFor((all) => all.some((w) => w.json?.type === 'verification.approved'));
@@ -57,11 +76,15 @@ describe.each(ENGINES)('secrets at rest (%s)', (engine) => {
 
     const raw = await rawDatabase(t);
     // What it reads is the data: the rows of this flow are there.
-    for (const sid of [t.account.sid, approved.sid, canceled.sid, pending.sid]) expect(raw).toContain(sid);
+    for (const sid of [t.account.sid, approved.sid, canceled.sid, pending.sid, spoken.sid]) expect(raw).toContain(sid);
     const secrets = {
       approvedCode,
       canceledCode,
       pendingCode,
+      spokenCode,
+      spokenText,
+      // The spoken digits ("1, 2, 3, ..."), wherever they would appear without the rest of the text.
+      spokenDigits: spokenCode.split('').join(', '),
       apiKey: t.account.apiKey,
       webhookSecret: t.account.webhookSecret.slice('whsec_'.length),
       serverSecret: t.server.services.secretKey,

@@ -32,6 +32,7 @@ describe.each(ENGINES)('verification sign-up flow under the contract proxy (%s)'
     const voice = await sendCode(t.account.client, { to: voiceTo, channel: 'voice', locale: 'de', code_length: 4 });
     const spoken = await deliveredCode(t.account.client, voiceTo);
     expect(spoken.channel).toBe('voice');
+    expect(spoken.call_sid).toMatch(/^CA[0-9a-f]{32}$/);
     const digits = spoken.code.split('').join(', ');
     expect(spoken.text).toBe(`Ihr Bestätigungscode lautet ${digits}. Ich wiederhole, Ihr Code lautet ${digits}.`);
     expect((await check(t.account.client, { verification_sid: voice.sid, code: spoken.code })).data?.status).toBe(

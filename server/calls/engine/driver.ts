@@ -18,6 +18,7 @@ import { callTimeMs, wholeSeconds } from './timing.js';
 import { NO_VOICE_APP } from './legs.js';
 import type { EffectWork } from './work.js';
 import type { PublicUrl } from '../../http/public-url.js';
+import type { LegSeal } from './leg-seal.js';
 
 /** Events due at the step they were scheduled at (a wake-up, a fetch's answer): stale once the leg moved on. */
 const STEP_BOUND = new Set<MachineEvent['type']>(['timer', 'fetched', 'fetchFailed']);
@@ -37,6 +38,10 @@ export class CallDriver {
     private readonly voice: VoiceCarrier,
     private readonly webhooks: WebhookService,
     private readonly publicUrl: PublicUrl,
+    /** Seals what a verification leg stores (see leg-seal.ts). */
+    private readonly seal: LegSeal,
+    /** Told of every verification leg's end, after its final transition (see verification-calls.ts). */
+    private readonly verificationEnded: (tx: Tx, leg: CallRow) => Promise<void>,
   ) {}
 
   /** Feeds `event` to an answered leg's machine and acts on what it does; nothing for a leg without one. */
@@ -56,12 +61,13 @@ export class CallDriver {
 
   private async feedAt(tx: Tx, row: CallRow, event: MachineEvent): Promise<'moved on' | void> {
     if (row.status !== 'in-progress' || !row.machine) return;
-    const state = JSON.parse(row.machine) as MachineState;
+    const state = JSON.parse(this.seal.open(row, 'machine', row.machine)) as MachineState;
     const nowMs = callTimeMs(row, tx.clock.now(), this.voice.speed);
     const step = advance(state, event, nowMs, this.context(tx));
     // An event the machine ignores changes nothing, so work in flight (a fetch) is not made stale by it.
     if (!step.effects.length && sameState(state, step.state)) return;
-    const saved = await saveMachine(tx.db, row.sid, row.step, JSON.stringify(step.state), nowIso(tx.clock));
+    const machine = this.seal.close(row, 'machine', JSON.stringify(step.state));
+    const saved = await saveMachine(tx.db, row.sid, row.step, machine, nowIso(tx.clock));
     if (!saved) return 'moved on';
     // A leg that ends needs no next run.
     if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
@@ -102,7 +108,7 @@ export class CallDriver {
   ): Promise<CallRow | undefined> {
     let instructions: Instructions | null = null;
     if (row.twiml) {
-      const parsed = parseTwiml(row.twiml, null);
+      const parsed = parseTwiml(this.seal.open(row, 'twiml', row.twiml), null);
       if (!parsed.ok) {
         await this.finish(tx, row, 'failed', { errorCode: 'invalid_instructions', errorMessage: parsed.error });
         return undefined;
@@ -124,7 +130,7 @@ export class CallDriver {
       status: 'in-progress',
       start_time: at,
       answered_by: answeredBy,
-      machine: machine && JSON.stringify(machine),
+      machine: machine && this.seal.close(row, 'machine', JSON.stringify(machine)),
       date_updated: at,
     });
   }
@@ -160,6 +166,7 @@ export class CallDriver {
     });
     if (!ended) return;
     await callEvent(this.webhooks, tx, ended, status);
+    if (ended.purpose === 'verification') await this.verificationEnded(tx, ended);
     const peer = ended.peer_sid ? await callBySid(tx.db, ended.peer_sid) : undefined;
     if (peer) await this.hangup(tx, peer);
     for (const child of await liveChildren(tx.db, ended.sid)) await this.hangup(tx, child);

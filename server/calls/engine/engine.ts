@@ -18,6 +18,8 @@ import { CallDriver } from './driver.js';
 import { EffectWork } from './work.js';
 import { CallJobs } from './handlers.js';
 import type { PublicUrl } from '../../http/public-url.js';
+import { LegSeal } from './leg-seal.js';
+import { VerificationCalls, type VerificationCallReports } from './verification-calls.js';
 
 type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -25,6 +27,8 @@ export class CallRunner implements CallEngine, VoiceReports {
   private readonly work: EffectWork;
   private readonly driver: CallDriver;
   private readonly jobs: CallJobs;
+  /** Places the calls that speak verification codes (see verification-calls.ts). */
+  readonly verificationCalls: VerificationCalls;
 
   constructor(
     private readonly voice: VoiceCarrier,
@@ -32,10 +36,16 @@ export class CallRunner implements CallEngine, VoiceReports {
     config: EngineConfig,
     /** The base of RecordingUrl and media_url. */
     publicUrl: PublicUrl,
+    /** Seals what verification legs store. */
+    serverSecret: string,
+    verificationReports: VerificationCallReports,
   ) {
-    this.work = new EffectWork(voice, webhooks);
-    this.driver = new CallDriver(this.work, voice, webhooks, publicUrl);
-    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl);
+    const seal = new LegSeal(serverSecret);
+    this.work = new EffectWork(voice, webhooks, seal);
+    this.verificationCalls = new VerificationCalls(this.work, seal, verificationReports);
+    const ended = (tx: Tx, leg: CallRow) => this.verificationCalls.ended(tx, leg);
+    this.driver = new CallDriver(this.work, voice, webhooks, publicUrl, seal, ended);
+    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl, seal);
   }
 
   place(tx: Tx, call: CallRow): Promise<void> {
@@ -122,7 +132,9 @@ export class CallRunner implements CallEngine, VoiceReports {
 
   /** A leg ringing at a number held on this platform rings its holder too: an inbound leg, linked as its peer. */
   private async ringing(tx: Tx, row: CallRow): Promise<void> {
-    const number = row.direction === 'inbound' ? undefined : await voiceNumber(tx.db, row.to_number);
+    // A verification leg reaches the handset itself, never an account's app on a number held here.
+    const toHolder = row.direction !== 'inbound' && row.purpose === 'api';
+    const number = toHolder ? await voiceNumber(tx.db, row.to_number) : undefined;
     const inbound = number && inboundLeg(number, row.from_number, row.to_number, tx.clock.now(), row.sid);
     const change = { status: 'ringing' as const, peer_sid: inbound ? inbound.sid : row.peer_sid };
     const rung = await changeCall(tx.db, row.sid, ['queued'], { ...change, date_updated: nowIso(tx.clock) });

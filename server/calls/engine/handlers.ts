@@ -20,6 +20,7 @@ import { callTimeMs, wholeSeconds } from './timing.js';
 import { recordingEvent } from './events.js';
 import type { CallDriver } from './driver.js';
 import type { PublicUrl } from '../../http/public-url.js';
+import type { LegSeal } from './leg-seal.js';
 
 type HandlerConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -37,6 +38,7 @@ export class CallJobs {
     private readonly webhooks: WebhookService,
     private readonly config: HandlerConfig,
     private readonly publicUrl: PublicUrl,
+    private readonly seal: LegSeal,
   ) {}
 
   handlers(): JobHandling[] {
@@ -123,7 +125,9 @@ export class CallJobs {
     if (!recording || recording.status !== 'processing') return;
     const channels = recording.channels === 2 ? 2 : 1;
     const tooLarge = wavBytes(toMs - fromMs, channels) > this.config.recordingMaxBytes;
-    const segments = JSON.parse(recording.segments ?? '[]') as Segment[];
+    const call = await callBySid(ctx.store.db, recording.call_sid);
+    const stored = recording.segments && call ? this.seal.open(call, `segments:${sid}`, recording.segments) : '[]';
+    const segments = JSON.parse(stored) as Segment[];
     const audio = tooLarge ? null : renderWav(segments, fromMs, toMs, channels);
     await ctx.store.transaction(async (tx) => {
       const now = nowIso(tx.clock);

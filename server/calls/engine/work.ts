@@ -12,6 +12,7 @@ import { callEvent } from './events.js';
 import { insertCall, insertRecording } from './store.js';
 import { newLeg, ownNumber } from './legs.js';
 import { momentOf } from './timing.js';
+import type { LegSeal } from './leg-seal.js';
 
 type Effect<T extends MachineEffect['type']> = Extract<MachineEffect, { type: T }>;
 
@@ -35,6 +36,7 @@ export class EffectWork {
   constructor(
     private readonly voice: VoiceCarrier,
     private readonly webhooks: WebhookService,
+    private readonly seal: LegSeal,
   ) {}
 
   /** A leg starts on the network: its `call.initiated`, then the carrier dials it. */
@@ -104,7 +106,7 @@ export class EffectWork {
       price_unit: 'USD',
       error_code: null,
       status_callback: spec.statusCallback,
-      segments: JSON.stringify(segments),
+      segments: this.seal.close(row, `segments:${spec.sid}`, JSON.stringify(segments)),
       audio: null,
       date_created: now,
       date_updated: now,
