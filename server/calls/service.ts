@@ -11,6 +11,7 @@ import { newSid } from '../ids.js';
 import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import type { PublicUrl } from '../http/public-url.js';
+import { createdRange } from '../http/instant.js';
 import { parseTwiml } from './twiml/parse.js';
 import { FINAL_CALL_STATUSES, callView, recordingView, type CallRecord } from './view.js';
 import { checkUpdate, exactlyOne, newCallRow } from './requests.js';
@@ -59,11 +60,7 @@ export class CallService {
   }
 
   async list(accountSid: string, filters: calls.CallFilters, page: PageRequest) {
-    const normalized = {
-      ...filters,
-      createdAfter: filters.createdAfter && new Date(filters.createdAfter).toISOString(),
-      createdBefore: filters.createdBefore && new Date(filters.createdBefore).toISOString(),
-    };
+    const normalized = createdRange(filters);
     const result = await calls.listCalls(this.store.db, accountSid, normalized, page);
     return { data: result.data.map(callView), next_page_token: result.next_page_token };
   }

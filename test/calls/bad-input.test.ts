@@ -119,6 +119,8 @@ describe.each(ENGINES)('bad input to the calls API (%s)', (engine) => {
     ['from', 'me'],
     ['date_created_after', 'yesterday'],
     ['date_created_before', '2025-13-01'],
+    ['date_created_after', '2026-11-25T23:59:60Z'],
+    ['date_created_before', '2026-02-30T00:00:00Z'],
     ['page_token', 'not-a-token'],
   ])('GET /v1/calls answers 400 naming the filter %s=%s', async (name, value) => {
     const res = await fetch(`${t.directUrl}/v1/calls?${name}=${encodeURIComponent(value)}`, {
