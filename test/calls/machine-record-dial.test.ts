@@ -156,6 +156,15 @@ describe('the call machine: Record', () => {
     ]);
     expect(whole.recording).toMatchObject({ source: 'outbound_api', startMs: 0, endMs: 2000 });
   });
+
+  it('makes no recording when the call hangs up during the beep (only the whole-call one)', () => {
+    const run = drive({
+      input: { instructions: inline(record({ action: ACTION })), recordCall: { channels: 1 } },
+      events: [{ atMs: BEEP_MS / 2, event: { type: 'hangup' } }],
+    });
+    expect(run.emitted.map((e) => e.effect.type)).toEqual(['recorded', 'end']);
+    expect(run.of('recorded')[0].recording).toMatchObject({ source: 'outbound_api', startMs: 0, endMs: BEEP_MS / 2 });
+  });
 });
 
 describe('the call machine: Dial', () => {
