@@ -39,6 +39,8 @@ export class CallService {
 
   async make(accountSid: string, body: MakeCallInput, { recorder }: { recorder?: ResponseRecorder } = {}) {
     exactlyOne(body, 'url', 'twiml');
+    if (body.method !== undefined && body.url === undefined)
+      throw errors.invalidField('method', 'is only given with url');
     checkTwiml(body.twiml);
     const { url, status_callback, recording_status_callback } = body;
     assertUrlsAllowed(this.privateAddresses, { url, status_callback, recording_status_callback });
@@ -110,6 +112,9 @@ export class CallService {
     return this.store.transaction(async (tx) => {
       const number = await incomingNumber(tx.db, input.to);
       if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);
+      // A caller on this platform places its call with POST /v1/calls (as its holder), never posing as outside.
+      if (await incomingNumber(tx.db, input.from))
+        throw errors.invalidField('from', 'is a number held on this platform, not an outside number');
       const view = callView(await this.engine.receive(tx, input.from, input.to));
       await recorder?.record(tx, view);
       return view;

@@ -20,6 +20,7 @@ const CREATE: [string, string, Mutate][] = [
   ['twiml', 'over 4000 characters', ({ url: _, ...rest }) => ({ ...rest, twiml: 'x'.repeat(4001) })],
   ['twiml', 'a number', ({ url: _, ...rest }) => ({ ...rest, twiml: 42 })],
   ['method', 'not GET or POST', (v) => ({ ...v, method: 'PUT' })],
+  ['method', 'given with twiml', ({ url: _, ...rest }) => ({ ...rest, twiml: '<Response/>', method: 'GET' })],
   ['status_callback', 'not a URL', (v) => ({ ...v, status_callback: 'nope' })],
   ['recording_status_callback', 'not a URL', (v) => ({ ...v, recording_status_callback: 'nope' })],
   ['timeout', 'under 5', (v) => ({ ...v, timeout: 4 })],
