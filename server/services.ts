@@ -73,7 +73,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const lookups = new LookupService(store);
   const verify = new VerificationService(store, carrier, lookups, webhooks, config, secretKey);
   const publicUrl = new PublicUrl(config.publicUrl);
-  const callEngine: CallEngine = new CallRunner(carrier.voice, webhooks, config, publicUrl);
+  const callEngine: CallEngine = new CallRunner(carrier.voice, webhooks, config, publicUrl, logger);
   const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, publicUrl);
   return {
     config,

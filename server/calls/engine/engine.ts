@@ -18,6 +18,7 @@ import { CallDriver } from './driver.js';
 import { EffectWork } from './work.js';
 import { CallJobs } from './handlers.js';
 import type { PublicUrl } from '../../http/public-url.js';
+import type { Logger } from 'pino';
 
 type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -32,10 +33,12 @@ export class CallRunner implements CallEngine, VoiceReports {
     config: EngineConfig,
     /** The base of RecordingUrl and media_url. */
     publicUrl: PublicUrl,
+    /** Where the detail of a failed fetch goes (the account reads only its kind). */
+    logger: Logger,
   ) {
     this.work = new EffectWork(voice, webhooks);
     this.driver = new CallDriver(this.work, voice, webhooks, publicUrl);
-    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl);
+    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl, logger);
   }
 
   place(tx: Tx, call: CallRow): Promise<void> {

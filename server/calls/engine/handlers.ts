@@ -20,6 +20,7 @@ import { callTimeMs, wholeSeconds } from './timing.js';
 import { recordingEvent } from './events.js';
 import type { CallDriver } from './driver.js';
 import type { PublicUrl } from '../../http/public-url.js';
+import type { Logger } from 'pino';
 
 type HandlerConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -37,6 +38,7 @@ export class CallJobs {
     private readonly webhooks: WebhookService,
     private readonly config: HandlerConfig,
     private readonly publicUrl: PublicUrl,
+    private readonly logger: Logger,
   ) {}
 
   handlers(): JobHandling[] {
@@ -104,6 +106,8 @@ export class CallJobs {
           errorCode: 'instructions_fetch_failed',
           errorMessage: 'The account cannot sign requests.',
         };
+    if (!result.ok && 'detail' in result)
+      this.logger.warn({ callSid: sid, url, detail: result.detail }, 'call fetch failed');
     await ctx.store.transaction(async (tx) => {
       const after = await callBySid(tx.db, sid);
       if (after && after.step === job.payload.step) {
