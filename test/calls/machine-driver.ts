@@ -104,8 +104,10 @@ export interface Scenario {
 
 export const testContext = (): MachineContext => {
   let made = 0;
+  let calls = 0;
   return {
     newRecordingSid: () => `RE${String((made += 1)).padStart(32, '0')}`,
+    newCallSid: () => `CA${String((calls += 1)).padStart(32, '0')}`,
     recordingUrl: (sid) => `https://media.example/${sid}.wav`,
   };
 };
@@ -156,15 +158,21 @@ function answer(scenario: Scenario, effect: MachineEffect, atMs: number): { atMs
     const verbs = scenario.documents?.[effect.url];
     const event: MachineEvent =
       verbs === undefined
-        ? { type: 'fetchFailed', errorCode: 'fetch_failed', errorMessage: `No document at ${effect.url}.` }
-        : { type: 'fetched', instructions: { verbs, url: effect.url } };
+        ? {
+            type: 'fetchFailed',
+            id: effect.id,
+            errorCode: 'fetch_failed',
+            errorMessage: `No document at ${effect.url}.`,
+          }
+        : { type: 'fetched', id: effect.id, instructions: { verbs, url: effect.url } };
     return [{ atMs, event }];
   }
   if (effect.type === 'dial') {
     const outcome = scenario.dials?.[effect.number];
     if (outcome === undefined) return [];
     const { afterMs, status, durationS } = outcome;
-    return [{ atMs: atMs + afterMs, event: { type: 'dialEnded', status, callSid: 'CAchild', durationS } }];
+    const event: MachineEvent = { type: 'dialEnded', id: effect.id, status, callSid: effect.id, durationS };
+    return [{ atMs: atMs + afterMs, event }];
   }
   return [];
 }

@@ -25,7 +25,7 @@ describe('the call machine: Gather', () => {
       })),
     ]);
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: ACTION, method: 'POST', params: { Digits: '1234' }, atMs: 2000 },
+      { type: 'fetch', id: 'fetch-1', url: ACTION, method: 'POST', params: { Digits: '1234' }, atMs: 2000 },
     ]);
     expect(run.end().atMs).toBe(2000);
   });
@@ -88,7 +88,7 @@ describe('the call machine: Gather', () => {
       documents: { [ACTION]: [] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: ACTION, method: 'POST', params: { Digits: '' }, atMs: 2000 },
+      { type: 'fetch', id: 'fetch-1', url: ACTION, method: 'POST', params: { Digits: '' }, atMs: 2000 },
     ]);
   });
 
@@ -130,6 +130,7 @@ describe('the call machine: Gather', () => {
     expect(run.of('fetch')).toEqual([
       {
         type: 'fetch',
+        id: 'fetch-1',
         url: ACTION,
         method: 'POST',
         params: { SpeechResult: phrase, Confidence: '0.9' },

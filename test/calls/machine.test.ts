@@ -37,7 +37,7 @@ describe('the call machine: starting and the sound verbs', () => {
       documents: { 'https://app.example/voice': [say('Hello')] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/voice', method: 'GET', params: {}, atMs: 0 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/voice', method: 'GET', params: {}, atMs: 0 },
     ]);
     expect(run.state.documents).toBe(1);
     expect(run.end()).toMatchObject({ status: 'completed', atMs: HELLO });
@@ -105,7 +105,7 @@ describe('the call machine: verbs that move or end the call', () => {
       documents: { 'https://app.example/next': [say('Hello')] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/next', method: 'GET', params: {}, atMs: 0 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/next', method: 'GET', params: {}, atMs: 0 },
     ]);
     expect(run.state.timeline.map((s) => s.sound)).toEqual([{ kind: 'speech', text: 'Hello' }]);
     expect(run.end()).toMatchObject({ status: 'completed', atMs: HELLO });
@@ -184,7 +184,7 @@ describe('the call machine: live changes and hangups', () => {
       ],
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/live', method: 'GET', params: {}, atMs: 1500 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/live', method: 'GET', params: {}, atMs: 1500 },
     ]);
     expect(run.state.timeline).toEqual([{ atMs: 0, ms: 1500, side: 'platform', sound: { kind: 'silence' } }]);
     expect(run.end().atMs).toBe(1500);
@@ -259,7 +259,7 @@ describe('the call machine: live changes and hangups', () => {
     expect(early).toEqual({ state: started, effects: [] });
     const heard = advance(started, { type: 'heard', sound: { kind: 'dtmf', digits: '1' } }, 10, ctx);
     expect(heard).toEqual({ state: started, effects: [] });
-    const fetched = advance(started, { type: 'fetched', instructions: inline(hangup()) }, 10, ctx);
+    const fetched = advance(started, { type: 'fetched', id: 'fetch-1', instructions: inline(hangup()) }, 10, ctx);
     expect(fetched).toEqual({ state: started, effects: [] });
     const ended = advance(started, { type: 'hangup' }, 10, ctx).state;
     for (const event of [{ type: 'timer' }, { type: 'hangup' }, { type: 'start' }] as const) {

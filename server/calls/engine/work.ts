@@ -60,6 +60,7 @@ export class EffectWork {
     await enqueueJob(tx, CALL_FETCH_JOB, {
       sid: row.sid,
       step: row.step,
+      requestId: effect.id,
       url: effect.url,
       method: effect.method,
       params,
@@ -70,6 +71,7 @@ export class EffectWork {
   async dial(tx: Tx, row: CallRow, effect: Effect<'dial'>): Promise<void> {
     const child = newLeg(
       {
+        sid: effect.id,
         account_sid: row.account_sid,
         parent_call_sid: row.sid,
         from_number: effect.callerId ?? ownNumber(row),

@@ -10,8 +10,10 @@ type Heard = Extract<MachineEvent, { type: 'heard' }>;
 type DialEnded = Extract<MachineEvent, { type: 'dialEnded' }>;
 
 export function startDial(run: Run, verb: DialVerb, t: number): Outcome {
+  const id = run.ctx.newCallSid();
   run.effects.push({
     type: 'dial',
+    id,
     number: verb.number,
     callerId: verb.callerId,
     timeoutS: verb.timeout,
@@ -19,7 +21,7 @@ export function startDial(run: Run, verb: DialVerb, t: number): Outcome {
     record: verb.record,
   });
   const sid = verb.record === 'do-not-record' ? null : run.ctx.newRecordingSid();
-  const pending: DialPending = { kind: 'dial', startMs: t, sid };
+  const pending: DialPending = { kind: 'dial', id, startMs: t, sid };
   run.state.pending = pending;
   return 'wait';
 }
@@ -52,9 +54,13 @@ export function dialEnded(run: Run, verb: DialVerb, event: DialEnded, t: number)
   return verb.action === null ? 'next' : { url: verb.action, method: verb.method, params };
 }
 
-/** A hangup or a redirect ends the dial at `t`: its recording (if any) holds what was heard until then. */
+/**
+ * A hangup or a redirect ends the dial at `t`: its recording (if any) holds what was heard until then, and its child
+ * leg is hung up (its later end is ignored).
+ */
 export function closeDial(run: Run, verb: DialVerb, pending: DialPending, t: number): void {
   if (pending.sid !== null) emitDialRecording(run, verb, pending, pending.startMs, t);
+  run.effects.push({ type: 'hangupDial', id: pending.id });
 }
 
 function emitDialRecording(run: Run, verb: DialVerb, pending: DialPending, startMs: number, endMs: number): void {

@@ -113,8 +113,10 @@ export function countDocument(run: Run, t: number): boolean {
 
 export function fetchDocument(run: Run, fetch: Fetch, t: number): void {
   if (!countDocument(run, t)) return;
-  run.state.pending = { kind: 'fetching' };
-  run.effects.push({ type: 'fetch', ...fetch });
+  // Documents only grow, so their count tells this call's fetches apart.
+  const id = `fetch-${run.state.documents}`;
+  run.state.pending = { kind: 'fetching', id };
+  run.effects.push({ type: 'fetch', id, ...fetch });
 }
 
 /** Stops the verb running now at `t`: what it played is cut there, and its recording (if any) is complete. */

@@ -80,14 +80,14 @@ function apply(run: Run, event: MachineEvent, t: number): boolean {
     case 'timer':
       return false;
     case 'fetched':
-      if (pending.kind !== 'fetching') return false;
+      if (pending.kind !== 'fetching' || pending.id !== event.id) return false;
       state.instructions = event.instructions;
       state.at = [0];
       state.played = 0;
       runFrom(run, t);
       break;
     case 'fetchFailed':
-      if (pending.kind !== 'fetching') return false;
+      if (pending.kind !== 'fetching' || pending.id !== event.id) return false;
       endCall(run, t, { status: 'failed', errorCode: event.errorCode, errorMessage: event.errorMessage });
       break;
     case 'heard':
@@ -100,7 +100,7 @@ function apply(run: Run, event: MachineEvent, t: number): boolean {
       else return false;
       break;
     case 'dialEnded':
-      if (pending.kind !== 'dial') return false;
+      if (pending.kind !== 'dial' || pending.id !== event.id) return false;
       settle(run, dialEnded(run, currentVerb(state, 'Dial'), event, t), t);
       break;
     case 'redirect':
