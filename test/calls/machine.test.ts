@@ -241,6 +241,21 @@ describe('the call machine: live changes and hangups', () => {
     }
   });
 
+  it('hears input no verb listens for on the line: the whole-call recording holds it', () => {
+    const run = drive({
+      input: { instructions: inline(say('Hello'), pause(2), hangup()), recordCall: { channels: 1 } },
+      events: [
+        { atMs: 10, event: { type: 'heard', sound: { kind: 'dtmf', digits: '1' } } },
+        { atMs: HELLO + 500, event: { type: 'heard', sound: { kind: 'speech', text: 'Hi' } } },
+      ],
+    });
+    expect(run.of('recorded')[0].segments.filter((s) => s.side === 'party')).toEqual([
+      { atMs: 10, ms: dtmfMs('1'), side: 'party', sound: { kind: 'dtmf', digits: '1' } },
+      { atMs: HELLO + 500, ms: speechMs('Hi'), side: 'party', sound: { kind: 'speech', text: 'Hi' } },
+    ]);
+    expect(run.end().atMs).toBe(HELLO + 2000);
+  });
+
   it('changes nothing and emits nothing for events that do not apply', () => {
     const ctx = testContext();
     const started = advance(
@@ -257,8 +272,6 @@ describe('the call machine: live changes and hangups', () => {
     ).state;
     const early = advance(started, { type: 'timer' }, HELLO - 1, ctx);
     expect(early).toEqual({ state: started, effects: [] });
-    const heard = advance(started, { type: 'heard', sound: { kind: 'dtmf', digits: '1' } }, 10, ctx);
-    expect(heard).toEqual({ state: started, effects: [] });
     const fetched = advance(started, { type: 'fetched', id: 'fetch-1', instructions: inline(hangup()) }, 10, ctx);
     expect(fetched).toEqual({ state: started, effects: [] });
     const ended = advance(started, { type: 'hangup' }, 10, ctx).state;

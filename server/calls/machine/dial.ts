@@ -1,10 +1,9 @@
 // Dial: the driver places the child call; this leg waits for its end, hears the other side meanwhile (`heard`),
 // records the dial's window when asked, and submits DialCallStatus to the action (or goes on without one).
-import { dtmfMs, speechMs } from '../audio/durations.js';
 import type { DialVerb } from '../twiml/verbs.js';
 import type { MachineEvent } from './types.js';
 import { emitRecording, type DialPending, type Outcome, type Run } from './pending.js';
-import { appendSegment } from './segments.js';
+import { appendHeard, appendSegment } from './segments.js';
 
 type Heard = Extract<MachineEvent, { type: 'heard' }>;
 type DialEnded = Extract<MachineEvent, { type: 'dialEnded' }>;
@@ -28,9 +27,7 @@ export function startDial(run: Run, verb: DialVerb, t: number): Outcome {
 
 /** The bridged side's sounds, as this leg hears them. */
 export function dialHeard(run: Run, event: Heard, t: number): Outcome {
-  const { sound } = event;
-  const ms = sound.kind === 'dtmf' ? dtmfMs(sound.digits) : speechMs(sound.text);
-  appendSegment(run.state.timeline, { atMs: t, ms, side: 'party', sound });
+  appendHeard(run.state.timeline, event.sound, t);
   return 'wait';
 }
 

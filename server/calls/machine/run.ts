@@ -15,9 +15,9 @@ import {
 } from './flow.js';
 import { gatherHeard } from './gather.js';
 import { VOICEMAIL_GREETING } from './party.js';
-import { pendingOf, type IdlePending, type Run } from './pending.js';
+import { pendingOf, type IdlePending, type Outcome, type Run } from './pending.js';
 import { recordHeard } from './record.js';
-import { appendSegment } from './segments.js';
+import { appendHeard, appendSegment } from './segments.js';
 
 /** Guards against a verb that keeps asking to wake at a time already past (a bug, not an input). */
 const MAX_TIMERS_PER_STEP = 1_000_000;
@@ -90,15 +90,16 @@ function apply(run: Run, event: MachineEvent, t: number): boolean {
       if (pending.kind !== 'fetching' || pending.id !== event.id) return false;
       endCall(run, t, { status: 'failed', errorCode: event.errorCode, errorMessage: event.errorMessage });
       break;
-    case 'heard':
-      if (pending.kind === 'gather') {
-        const outcome = gatherHeard(run, currentVerb(state, 'Gather'), event, t);
-        if (outcome === null) return false;
-        settle(run, outcome, t);
-      } else if (pending.kind === 'record') settle(run, recordHeard(run, currentVerb(state, 'Record'), event, t), t);
-      else if (pending.kind === 'dial') dialHeard(run, event, t);
-      else return false;
+    case 'heard': {
+      let outcome: Outcome | null = null;
+      if (pending.kind === 'gather') outcome = gatherHeard(run, currentVerb(state, 'Gather'), event, t);
+      else if (pending.kind === 'record') outcome = recordHeard(run, currentVerb(state, 'Record'), event, t);
+      else if (pending.kind === 'dial') outcome = dialHeard(run, event, t);
+      // What no verb listens for is still heard on the line: a recording open now holds it.
+      if (outcome === null) appendHeard(state.timeline, event.sound, t);
+      else settle(run, outcome, t);
       break;
+    }
     case 'dialEnded':
       if (pending.kind !== 'dial' || pending.id !== event.id) return false;
       settle(run, dialEnded(run, currentVerb(state, 'Dial'), event, t), t);

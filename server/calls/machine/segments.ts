@@ -1,6 +1,7 @@
 // Editing the call's timeline as the machine runs: adding sounds (in order of start, bounded), cutting what an
 // interruption stopped, and taking the window a recording holds.
-import type { Segment, Side } from '../audio/timeline.js';
+import { dtmfMs, speechMs } from '../audio/durations.js';
+import type { Segment, Side, Sound } from '../audio/timeline.js';
 
 /**
  * The timeline is stored with the call after every step, so it is bounded: beyond this many segments the oldest
@@ -30,6 +31,12 @@ export function appendSegment(timeline: Segment[], segment: Segment): void {
   }
   timeline.splice(at, 0, segment);
   if (timeline.length > MAX_SEGMENTS) timeline.splice(0, timeline.length - MAX_SEGMENTS);
+}
+
+/** Digits or speech from the other end, heard from `atMs` for as long as they sound. */
+export function appendHeard(timeline: Segment[], sound: Extract<Sound, { kind: 'dtmf' | 'speech' }>, atMs: number) {
+  const ms = sound.kind === 'dtmf' ? dtmfMs(sound.digits) : speechMs(sound.text);
+  appendSegment(timeline, { atMs, ms, side: 'party', sound });
 }
 
 /** Stops every sound (of `side`, or both) at `atMs`: later ones never played, one under way is truncated. */
