@@ -21,6 +21,7 @@ import type {
   MachineState,
 } from '../../server/calls/machine/types.js';
 import { advance, initialState } from '../../server/calls/machine/run.js';
+import type { Segment } from '../../server/calls/audio/timeline.js';
 
 // Verbs built directly with Twilio's defaults (the TwiML parser is written elsewhere).
 export const say = (text: string, loop = 1): SayVerb => ({ verb: 'Say', text, voice: 'man', language: 'en-US', loop });
@@ -86,6 +87,11 @@ interface Emitted {
 
 export interface Run {
   state: MachineState;
+  /**
+   * Everything the call sounded like: the machine keeps only what an open recording still needs, so the driver
+   * gathers the segments as they leave its timeline.
+   */
+  timeline: Segment[];
   emitted: Emitted[];
   /** Effects of one type, in order. */
   of<T extends MachineEffect['type']>(type: T): (Extract<MachineEffect, { type: T }> & { atMs: number })[];
@@ -114,6 +120,16 @@ export const testContext = (): MachineContext => {
 
 /** Runs a call to its end (or until nothing more can happen). */
 export function drive(scenario: Scenario): Run {
+  const run = runMachine(scenario);
+  // The machine keeps only what an open recording needs: the same call recorded whole shows all it sounded like.
+  const whole = scenario.input?.recordCall
+    ? run
+    : runMachine({ ...scenario, input: { ...scenario.input, recordCall: { channels: 1 } } });
+  const recorded = whole.of('recorded').find((r) => r.recording.source === 'outbound_api');
+  return { ...run, timeline: recorded?.segments ?? whole.state.timeline };
+}
+
+function runMachine(scenario: Scenario): Omit<Run, 'timeline'> {
   const ctx = testContext();
   let state = initialState({
     instructions: null,

@@ -22,7 +22,7 @@ describe('the call machine: Record', () => {
     });
     const endMs = BEEP_MS + MESSAGE_MS + 5000;
     const message = { atMs: BEEP_MS, ms: MESSAGE_MS, side: 'party', sound: { kind: 'speech', text: LISTENER_MESSAGE } };
-    expect(run.state.timeline).toEqual([{ atMs: 0, ms: BEEP_MS, side: 'platform', sound: { kind: 'beep' } }, message]);
+    expect(run.timeline).toEqual([{ atMs: 0, ms: BEEP_MS, side: 'platform', sound: { kind: 'beep' } }, message]);
     expect(run.of('recorded')).toEqual([
       {
         type: 'recorded',
@@ -206,7 +206,7 @@ describe('the call machine: Dial', () => {
       },
     ]);
     // The ringback is known once the dial ends, and still comes first: the timeline is in order of start.
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 3000, side: 'platform', sound: { kind: 'ringback' } },
       { atMs: 4000, ms: speechMs('Hello'), side: 'party', sound: { kind: 'speech', text: 'Hello' } },
     ]);

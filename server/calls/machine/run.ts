@@ -7,6 +7,7 @@ import {
   fetchDocument,
   countDocument,
   currentVerb,
+  neededFromMs,
   onTimer,
   runFrom,
   settle,
@@ -17,7 +18,7 @@ import { gatherHeard } from './gather.js';
 import { VOICEMAIL_GREETING } from './party.js';
 import { pendingOf, type IdlePending, type Outcome, type Run } from './pending.js';
 import { recordHeard } from './record.js';
-import { appendHeard, appendSegment } from './segments.js';
+import { appendHeard, appendSegment, keepFrom } from './segments.js';
 
 /** Guards against a verb that keeps asking to wake at a time already past (a bug, not an input). */
 const MAX_TIMERS_PER_STEP = 1_000_000;
@@ -52,6 +53,7 @@ export function advance(state: MachineState, event: MachineEvent, nowMs: number,
   if (!changed) return { state, effects: [] };
   catchUp(run, t);
   run.state.nowMs = t;
+  keepFrom(run.state.timeline, neededFromMs(run.state, t));
   return { state: run.state, effects: run.effects };
 }
 
