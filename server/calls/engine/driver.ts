@@ -118,12 +118,13 @@ export class CallDriver {
 
   /** The answer's event, then the machine's start (or, without one, the Dial leg's timed end). */
   async begin(tx: Tx, answered: CallRow): Promise<void> {
-    // Its peer's start may have ended both legs already (a Hangup at once): then its final event was its last.
+    // Its peer's start may have ended both legs already (a Hangup at once): then its final event was its last. It
+    // may also have played to it (heard, before its own start): the fresh row carries that step.
     const row = await callBySid(tx.db, answered.sid);
-    if (row?.status !== 'in-progress' || row.step !== answered.step) return;
-    await callEvent(this.webhooks, tx, answered, 'answered');
-    if (answered.machine) await this.feed(tx, answered, { type: 'start' });
-    else await this.work.scheduleRun(tx, answered, null);
+    if (row?.status !== 'in-progress') return;
+    await callEvent(this.webhooks, tx, row, 'answered');
+    if (row.machine) await this.feed(tx, row, { type: 'start' });
+    else await this.work.scheduleRun(tx, row, null);
   }
 
   /**
