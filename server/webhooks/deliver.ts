@@ -50,7 +50,7 @@ export interface OutgoingRequest {
 }
 
 /** Why a request got no answer, when the account may only be told the kind of reason (see `cause`). */
-export type FailureCause = 'private-address' | 'unresolved' | null;
+type FailureCause = 'private-address' | 'unresolved' | null;
 
 export type RequestResult = AttemptResult & {
   oversize: boolean;
