@@ -211,7 +211,7 @@ describe('fetching instructions', () => {
     };
   };
 
-  it('follows a 302 after a POST as a GET, and resolves the document’s relative URLs against the final URL', async () => {
+  it('follows a 302 after a POST as a GET; relative URLs in the document resolve against the final URL', async () => {
     redirecting({ '/r302/start': [302, '/r302/moved/here'] });
     const result = await fetchFrom('/r302/start');
     const moved = requestTo('/r302/moved/here');
@@ -275,7 +275,8 @@ describe('fetching instructions', () => {
     expect(await fetchFrom('/klingon')).toEqual({
       ok: false,
       errorCode: 'invalid_instructions',
-      errorMessage: `the document from ${receiver.url}/klingon cannot be read: its charset "x-klingon" is not supported`,
+      errorMessage:
+        `the document from ${receiver.url}/klingon cannot be read: ` + 'its charset "x-klingon" is not supported',
     });
   });
 });
