@@ -773,7 +773,8 @@ export interface paths {
         /**
          * Inject an inbound call
          * @description Simulates a call from an outside number `from` to `to`, a number your account holds (else
-         *     `422 to_number_not_owned`). It is handled exactly like a real inbound call: created
+         *     `422 to_number_not_owned`). A `from` held on this platform (by any account) is not outside:
+         *     `400 invalid_request` naming `from` (call from it with POST /v1/calls instead). It is handled exactly like a real inbound call: created
          *     `ringing`, answered, and the number's `voice_url` is fetched with `voice_method` for its
          *     instructions (with no `voice_url`, a short spoken notice plays and the call completes).
          *     The caller listens; make it press digits or speak with POST
@@ -1397,8 +1398,7 @@ export interface components {
             /** @description Fetched with `method` when the call is answered; answers call-control instructions (TwiML). */
             url?: components["schemas"]["HttpUrl"];
             /**
-             * @description HTTP method used to fetch `url`.
-             * @default POST
+             * @description HTTP method used to fetch `url`; POST when omitted. Only given with `url`.
              * @enum {string}
              */
             method?: "GET" | "POST";

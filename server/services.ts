@@ -77,7 +77,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const reports: VerificationCallReports = {
     verificationCallFailed: (tx, failure) => verify.verificationCallFailed(tx, failure),
   };
-  const runner = new CallRunner(carrier.voice, webhooks, config, publicUrl, secretKey, reports);
+  const runner = new CallRunner(carrier.voice, webhooks, config, publicUrl, secretKey, reports, logger);
   const verify = new VerificationService(
     store,
     carrier,

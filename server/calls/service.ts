@@ -11,6 +11,7 @@ import { newSid } from '../ids.js';
 import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import type { PublicUrl } from '../http/public-url.js';
+import { createdRange } from '../http/instant.js';
 import { parseTwiml } from './twiml/parse.js';
 import { FINAL_CALL_STATUSES, callView, recordingView, type CallRecord } from './view.js';
 import { checkUpdate, exactlyOne, newCallRow } from './requests.js';
@@ -38,6 +39,8 @@ export class CallService {
 
   async make(accountSid: string, body: MakeCallInput, { recorder }: { recorder?: ResponseRecorder } = {}) {
     exactlyOne(body, 'url', 'twiml');
+    if (body.method !== undefined && body.url === undefined)
+      throw errors.invalidField('method', 'is only given with url');
     checkTwiml(body.twiml);
     const { url, status_callback, recording_status_callback } = body;
     assertUrlsAllowed(this.privateAddresses, { url, status_callback, recording_status_callback });
@@ -59,11 +62,7 @@ export class CallService {
   }
 
   async list(accountSid: string, filters: calls.CallFilters, page: PageRequest) {
-    const normalized = {
-      ...filters,
-      createdAfter: filters.createdAfter && new Date(filters.createdAfter).toISOString(),
-      createdBefore: filters.createdBefore && new Date(filters.createdBefore).toISOString(),
-    };
+    const normalized = createdRange(filters);
     const result = await calls.listCalls(this.store.db, accountSid, normalized, page);
     return { data: result.data.map(callView), next_page_token: result.next_page_token };
   }
@@ -113,6 +112,9 @@ export class CallService {
     return this.store.transaction(async (tx) => {
       const number = await incomingNumber(tx.db, input.to);
       if (number?.account_sid !== accountSid) throw errors.toNumberNotOwned(input.to);
+      // A caller on this platform places its call with POST /v1/calls (as its holder), never posing as outside.
+      if (await incomingNumber(tx.db, input.from))
+        throw errors.invalidField('from', 'is a number held on this platform, not an outside number');
       const view = callView(await this.engine.receive(tx, input.from, input.to));
       await recorder?.record(tx, view);
       return view;

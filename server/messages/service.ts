@@ -18,6 +18,7 @@ import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
+import { createdRange } from '../http/instant.js';
 
 const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
 const DEFAULT_VALIDITY_PERIOD = 14400;
@@ -166,11 +167,7 @@ export class MessageService {
   }
 
   async listMessages(accountSid: string, filters: messages.MessageFilters, page: PageRequest) {
-    const normalized = {
-      ...filters,
-      createdAfter: filters.createdAfter && new Date(filters.createdAfter).toISOString(),
-      createdBefore: filters.createdBefore && new Date(filters.createdBefore).toISOString(),
-    };
+    const normalized = createdRange(filters);
     const result = await messages.listMessages(this.store.db, accountSid, normalized, page);
     return { data: result.data.map(messageView), next_page_token: result.next_page_token };
   }

@@ -49,7 +49,24 @@ export interface OutgoingRequest {
   onOversize: 'read-on' | 'stop';
 }
 
-export type RequestResult = AttemptResult & { oversize: boolean };
+/** Why a request got no answer, when the account may only be told the kind of reason (see `cause`). */
+type FailureCause = 'private-address' | 'unresolved' | null;
+
+export type RequestResult = AttemptResult & {
+  oversize: boolean;
+  /** The response body's first 64 KB as bytes, for a reader that decodes it by its charset. */
+  raw: Buffer;
+  /** The `Location` header of the answer, for a caller that follows redirects. */
+  location: string | null;
+  /**
+   * A refusal by the address guard or a name that did not resolve: `error` then tells how the server resolved the
+   * name (internal detail) and the account sees only this kind.
+   */
+  cause: FailureCause;
+};
+
+/** DNS answers meaning the name does not resolve (now or at all). */
+const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_NONAME', 'EAI_FAIL']);
 
 export async function postWebhook(
   url: string,
@@ -82,9 +99,12 @@ function attempt(
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   const done = (partial: Omit<RequestResult, 'durationMs'>): RequestResult => ({ ...partial, durationMs: took() });
-  const failed = (error: string, permanent = false) => ({
+  const failed = (error: string, permanent = false, cause: FailureCause = null) => ({
     ...failedAttempt(error, permanent, took()),
     oversize: false,
+    raw: Buffer.alloc(0),
+    location: null,
+    cause,
   });
 
   // The policy that refused the URL when it was given refuses it here too (it may predate a stricter setting).
@@ -114,16 +134,21 @@ function attempt(
         let size = 0;
         const status = res.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
-        const answered = () =>
-          done({
+        const answered = () => {
+          const raw = Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES);
+          return done({
             ok,
             status,
-            body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+            body: raw.toString('utf8'),
+            raw,
+            location: res.headers.location ?? null,
+            cause: null,
             contentType: String(res.headers['content-type'] ?? ''),
             error: ok ? null : `HTTP ${status}`,
             permanent: false,
             oversize: size > MAX_RESPONSE_BYTES,
           });
+        };
         res.on('data', (chunk: Buffer) => {
           if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
           size += chunk.length;
@@ -149,7 +174,9 @@ function attempt(
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(overall);
       const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
-      resolve({ ...failed(err.message, err instanceof PrivateAddressError), staleSocket: stale });
+      const refused = err instanceof PrivateAddressError;
+      const cause = refused ? 'private-address' : UNRESOLVED.has(err.code ?? '') ? 'unresolved' : null;
+      resolve({ ...failed(err.message, refused, cause), staleSocket: stale });
     });
     req.end(request.body?.text);
   });

@@ -20,6 +20,7 @@ const CREATE: [string, string, Mutate][] = [
   ['twiml', 'over 4000 characters', ({ url: _, ...rest }) => ({ ...rest, twiml: 'x'.repeat(4001) })],
   ['twiml', 'a number', ({ url: _, ...rest }) => ({ ...rest, twiml: 42 })],
   ['method', 'not GET or POST', (v) => ({ ...v, method: 'PUT' })],
+  ['method', 'given with twiml', ({ url: _, ...rest }) => ({ ...rest, twiml: '<Response/>', method: 'GET' })],
   ['status_callback', 'not a URL', (v) => ({ ...v, status_callback: 'nope' })],
   ['recording_status_callback', 'not a URL', (v) => ({ ...v, recording_status_callback: 'nope' })],
   ['timeout', 'under 5', (v) => ({ ...v, timeout: 4 })],
@@ -119,6 +120,8 @@ describe.each(ENGINES)('bad input to the calls API (%s)', (engine) => {
     ['from', 'me'],
     ['date_created_after', 'yesterday'],
     ['date_created_before', '2025-13-01'],
+    ['date_created_after', '2026-11-25T23:59:60Z'],
+    ['date_created_before', '2026-02-30T00:00:00Z'],
     ['page_token', 'not-a-token'],
   ])('GET /v1/calls answers 400 naming the filter %s=%s', async (name, value) => {
     const res = await fetch(`${t.directUrl}/v1/calls?${name}=${encodeURIComponent(value)}`, {

@@ -101,7 +101,9 @@ describe.each(ENGINES)('a Twilio voice app end to end (%s)', (engine) => {
     const voice = await requestTo('/voice/get', sid);
     expect(voice.body).toBe('');
     expect(paramsOf(voice)).toMatchObject({ CallSid: sid, AccountSid: account.sid, From: from, To: PRESSER });
-    expect(() => verifier().verify('', voice.headers)).not.toThrow();
+    // A GET is signed over its full URL, query included (a POST over its form body).
+    expect(() => verifier().verify(`${app.url}${voice.path}`, voice.headers, { jsonParse: false })).not.toThrow();
+    expect(() => verifier().verify('', voice.headers, { jsonParse: false })).toThrow(/signature/);
     const gathered = await requestTo('/gathered', sid);
     expect(gathered.body).toBe('');
     expect(paramsOf(gathered)).toMatchObject({ CallSid: sid, Digits: '1234', CallStatus: 'in-progress' });

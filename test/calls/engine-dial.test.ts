@@ -50,6 +50,19 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(sid)).toEqual(['call.completed']);
   });
 
+  it('shows a callerId the account holds on the child leg, and its own number for any other', async () => {
+    const other = await holdNumber(account);
+    const foreign = await holdNumber(await t.newAccount('foreign'));
+    const withCallerId = async (callerId: string) => {
+      const twiml = `<Response><Dial callerId="${callerId}">+14155550152</Dial></Response>`;
+      const { data } = await account.client.POST('/v1/calls', { body: { from, to: '+14155550150', twiml } });
+      return (await childOf(data!.sid)).from_number;
+    };
+    expect(await withCallerId(other)).toBe(other);
+    expect(await withCallerId(foreign)).toBe(from);
+    expect(await withCallerId('+14155550199')).toBe(from);
+  });
+
   it('goes on after a busy child leg', async () => {
     const sid = await dial('+15005550006');
     expect((await finalCall(account, sid)).status).toBe('completed');

@@ -21,6 +21,7 @@ import type {
   MachineState,
 } from '../../server/calls/machine/types.js';
 import { advance, initialState } from '../../server/calls/machine/run.js';
+import type { Segment } from '../../server/calls/audio/timeline.js';
 
 // Verbs built directly with Twilio's defaults (the TwiML parser is written elsewhere).
 export const say = (text: string, loop = 1): SayVerb => ({ verb: 'Say', text, voice: 'man', language: 'en-US', loop });
@@ -86,6 +87,11 @@ interface Emitted {
 
 export interface Run {
   state: MachineState;
+  /**
+   * Everything the call sounded like: the machine keeps only what an open recording still needs, so the driver
+   * gathers the segments as they leave its timeline.
+   */
+  timeline: Segment[];
   emitted: Emitted[];
   /** Effects of one type, in order. */
   of<T extends MachineEffect['type']>(type: T): (Extract<MachineEffect, { type: T }> & { atMs: number })[];
@@ -104,14 +110,26 @@ export interface Scenario {
 
 export const testContext = (): MachineContext => {
   let made = 0;
+  let calls = 0;
   return {
     newRecordingSid: () => `RE${String((made += 1)).padStart(32, '0')}`,
+    newCallSid: () => `CA${String((calls += 1)).padStart(32, '0')}`,
     recordingUrl: (sid) => `https://media.example/${sid}.wav`,
   };
 };
 
 /** Runs a call to its end (or until nothing more can happen). */
 export function drive(scenario: Scenario): Run {
+  const run = runMachine(scenario);
+  // The machine keeps only what an open recording needs: the same call recorded whole shows all it sounded like.
+  const whole = scenario.input?.recordCall
+    ? run
+    : runMachine({ ...scenario, input: { ...scenario.input, recordCall: { channels: 1 } } });
+  const recorded = whole.of('recorded').find((r) => r.recording.source === 'outbound_api');
+  return { ...run, timeline: recorded?.segments ?? whole.state.timeline };
+}
+
+function runMachine(scenario: Scenario): Omit<Run, 'timeline'> {
   const ctx = testContext();
   let state = initialState({
     instructions: null,
@@ -156,15 +174,21 @@ function answer(scenario: Scenario, effect: MachineEffect, atMs: number): { atMs
     const verbs = scenario.documents?.[effect.url];
     const event: MachineEvent =
       verbs === undefined
-        ? { type: 'fetchFailed', errorCode: 'fetch_failed', errorMessage: `No document at ${effect.url}.` }
-        : { type: 'fetched', instructions: { verbs, url: effect.url } };
+        ? {
+            type: 'fetchFailed',
+            id: effect.id,
+            errorCode: 'fetch_failed',
+            errorMessage: `No document at ${effect.url}.`,
+          }
+        : { type: 'fetched', id: effect.id, instructions: { verbs, url: effect.url } };
     return [{ atMs, event }];
   }
   if (effect.type === 'dial') {
     const outcome = scenario.dials?.[effect.number];
     if (outcome === undefined) return [];
     const { afterMs, status, durationS } = outcome;
-    return [{ atMs: atMs + afterMs, event: { type: 'dialEnded', status, callSid: 'CAchild', durationS } }];
+    const event: MachineEvent = { type: 'dialEnded', id: effect.id, status, callSid: effect.id, durationS };
+    return [{ atMs: atMs + afterMs, event }];
   }
   return [];
 }

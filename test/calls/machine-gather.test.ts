@@ -15,7 +15,7 @@ describe('the call machine: Gather', () => {
       documents: { [ACTION]: [hangup()] },
     });
     // The presser starts one second in; each digit is taken in once its tone and gap (200 ms) are over.
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 1200, side: 'platform', sound: { kind: 'speech', text: PROMPT } },
       ...[...'1234#'].map((digit, i) => ({
         atMs: 1000 + 200 * i,
@@ -25,7 +25,7 @@ describe('the call machine: Gather', () => {
       })),
     ]);
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: ACTION, method: 'POST', params: { Digits: '1234' }, atMs: 2000 },
+      { type: 'fetch', id: 'fetch-1', url: ACTION, method: 'POST', params: { Digits: '1234' }, atMs: 2000 },
     ]);
     expect(run.end().atMs).toBe(2000);
   });
@@ -50,9 +50,8 @@ describe('the call machine: Gather', () => {
     const run = drive({
       input: { instructions: inline(gather({ action: ACTION }, say('Hi', 2), pause(1)), say('Bye')) },
     });
-    expect(run.state.timeline.map((s) => [s.atMs, s.ms, s.sound.kind])).toEqual([
-      [0, 400, 'speech'],
-      [400, 400, 'speech'],
+    expect(run.timeline.map((s) => [s.atMs, s.ms, s.sound.kind])).toEqual([
+      [0, 800, 'speech'],
       [800, 1000, 'silence'],
       [1800 + 5000, 400, 'speech'],
     ]);
@@ -88,7 +87,7 @@ describe('the call machine: Gather', () => {
       documents: { [ACTION]: [] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: ACTION, method: 'POST', params: { Digits: '' }, atMs: 2000 },
+      { type: 'fetch', id: 'fetch-1', url: ACTION, method: 'POST', params: { Digits: '' }, atMs: 2000 },
     ]);
   });
 
@@ -123,13 +122,14 @@ describe('the call machine: Gather', () => {
       },
       documents: { [ACTION]: [] },
     });
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 1000, side: 'platform', sound: { kind: 'speech', text: PROMPT } },
       { atMs: 1000, ms: speechMs(phrase), side: 'party', sound: { kind: 'speech', text: phrase } },
     ]);
     expect(run.of('fetch')).toEqual([
       {
         type: 'fetch',
+        id: 'fetch-1',
         url: ACTION,
         method: 'POST',
         params: { SpeechResult: phrase, Confidence: '0.9' },
@@ -159,14 +159,14 @@ describe('the call machine: Gather', () => {
       documents: { [ACTION]: [] },
       events: [{ atMs: 500, event: { type: 'heard', sound: { kind: 'dtmf', digits: '78' } } }],
     });
-    expect(digits.state.timeline[0]).toMatchObject({ atMs: 0, ms: 500, side: 'platform' });
+    expect(digits.timeline[0]).toMatchObject({ atMs: 0, ms: 500, side: 'platform' });
     expect(digits.of('fetch')).toMatchObject([{ params: { Digits: '78' }, atMs: 500 }]);
     const speech = drive({
       input: { instructions: inline(gather({ input: ['dtmf', 'speech'], action: ACTION }, say(PROMPT))), party: peer },
       documents: { [ACTION]: [] },
       events: [{ atMs: 300, event: { type: 'heard', sound: { kind: 'speech', text: 'Sales' }, confidence: 0.75 } }],
     });
-    expect(speech.state.timeline[0]).toMatchObject({ atMs: 0, ms: 300, side: 'platform' });
+    expect(speech.timeline[0]).toMatchObject({ atMs: 0, ms: 300, side: 'platform' });
     expect(speech.of('fetch')).toMatchObject([
       { params: { SpeechResult: 'Sales', Confidence: '0.75' }, atMs: 300 + speechMs('Sales') },
     ]);

@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { BEEP_MS, speechMs } from '../../server/calls/audio/durations.js';
 import { LISTENER_MESSAGE, VOICEMAIL_GREETING } from '../../server/calls/machine/party.js';
-import { dial, drive, inline, record, say } from './machine-driver.js';
+import { advance, initialState } from '../../server/calls/machine/run.js';
+import type { MachineEffect } from '../../server/calls/machine/types.js';
+import type { Instructions } from '../../server/calls/twiml/verbs.js';
+import { dial, drive, hangup, inline, record, say, testContext } from './machine-driver.js';
 
 const ACTION = 'https://app.example/done';
 const SID1 = 'RE00000000000000000000000000000001';
@@ -19,7 +22,7 @@ describe('the call machine: Record', () => {
     });
     const endMs = BEEP_MS + MESSAGE_MS + 5000;
     const message = { atMs: BEEP_MS, ms: MESSAGE_MS, side: 'party', sound: { kind: 'speech', text: LISTENER_MESSAGE } };
-    expect(run.state.timeline).toEqual([{ atMs: 0, ms: BEEP_MS, side: 'platform', sound: { kind: 'beep' } }, message]);
+    expect(run.timeline).toEqual([{ atMs: 0, ms: BEEP_MS, side: 'platform', sound: { kind: 'beep' } }, message]);
     expect(run.of('recorded')).toEqual([
       {
         type: 'recorded',
@@ -38,6 +41,7 @@ describe('the call machine: Record', () => {
     expect(run.of('fetch')).toEqual([
       {
         type: 'fetch',
+        id: 'fetch-1',
         url: ACTION,
         method: 'POST',
         params: {
@@ -156,6 +160,15 @@ describe('the call machine: Record', () => {
     ]);
     expect(whole.recording).toMatchObject({ source: 'outbound_api', startMs: 0, endMs: 2000 });
   });
+
+  it('makes no recording when the call hangs up during the beep (only the whole-call one)', () => {
+    const run = drive({
+      input: { instructions: inline(record({ action: ACTION })), recordCall: { channels: 1 } },
+      events: [{ atMs: BEEP_MS / 2, event: { type: 'hangup' } }],
+    });
+    expect(run.emitted.map((e) => e.effect.type)).toEqual(['recorded', 'end']);
+    expect(run.of('recorded')[0].recording).toMatchObject({ source: 'outbound_api', startMs: 0, endMs: BEEP_MS / 2 });
+  });
 });
 
 describe('the call machine: Dial', () => {
@@ -175,6 +188,7 @@ describe('the call machine: Dial', () => {
     expect(run.of('dial')).toEqual([
       {
         type: 'dial',
+        id: 'CA00000000000000000000000000000001',
         number,
         callerId: '+15550002222',
         timeoutS: 30,
@@ -192,18 +206,19 @@ describe('the call machine: Dial', () => {
       },
     ]);
     // The ringback is known once the dial ends, and still comes first: the timeline is in order of start.
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 3000, side: 'platform', sound: { kind: 'ringback' } },
       { atMs: 4000, ms: speechMs('Hello'), side: 'party', sound: { kind: 'speech', text: 'Hello' } },
     ]);
     expect(run.of('fetch')).toEqual([
       {
         type: 'fetch',
+        id: 'fetch-1',
         url: ACTION,
         method: 'POST',
         params: {
           DialCallStatus: 'completed',
-          DialCallSid: 'CAchild',
+          DialCallSid: 'CA00000000000000000000000000000001',
           DialCallDuration: '7',
           RecordingUrl: `https://media.example/${SID1}.wav`,
           RecordingSid: SID1,
@@ -239,8 +254,71 @@ describe('the call machine: Dial', () => {
     expect(run.emitted.map((e) => [e.atMs, e.effect.type])).toEqual([
       [0, 'dial'],
       [6000, 'recorded'],
+      [6000, 'hangupDial'],
       [6000, 'end'],
     ]);
     expect(run.of('recorded')[0].recording).toMatchObject({ source: 'dial_verb', startMs: 0, endMs: 6000 });
+  });
+});
+
+describe('the call machine: late answers to requests a live redirect superseded', () => {
+  const ctx = testContext();
+  const number = '+15550001111';
+  const start = (instructions: Instructions | null, url: string | null = null) =>
+    advance(
+      initialState({ instructions, url, method: 'POST', party: { kind: 'listener' }, recordCall: null }),
+      { type: 'start' },
+      0,
+      ctx,
+    );
+  const liveRedirect = {
+    type: 'redirect',
+    instructions: null,
+    url: 'https://app.example/new',
+    method: 'POST',
+  } as const;
+
+  it('ignores the superseded fetch’s answer and takes the one it waits for', () => {
+    const first = start(null, 'https://app.example/old');
+    const redirected = advance(first.state, liveRedirect, 100, ctx);
+    const [oldFetch, newFetch] = [first.effects[0], redirected.effects[0]] as Extract<
+      MachineEffect,
+      { type: 'fetch' }
+    >[];
+    expect(newFetch.id).not.toBe(oldFetch.id);
+    const late = advance(
+      redirected.state,
+      { type: 'fetched', id: oldFetch.id, instructions: inline(hangup()) },
+      200,
+      ctx,
+    );
+    expect(late).toEqual({ state: redirected.state, effects: [] });
+    const lateFailure = { type: 'fetchFailed', id: oldFetch.id, errorCode: 'x', errorMessage: 'x' } as const;
+    expect(advance(redirected.state, lateFailure, 200, ctx)).toEqual({ state: redirected.state, effects: [] });
+    const answered = advance(
+      redirected.state,
+      { type: 'fetched', id: newFetch.id, instructions: inline(hangup()) },
+      300,
+      ctx,
+    );
+    expect(answered.effects.map((e) => e.type)).toEqual(['end']);
+  });
+
+  it('hangs up the stopped Dial’s child and ignores its end, taking the new Dial’s', () => {
+    const first = start(inline(dial(number)));
+    const oldDial = first.effects[0] as Extract<MachineEffect, { type: 'dial' }>;
+    const redirected = advance(first.state, liveRedirect, 1000, ctx);
+    expect(redirected.effects[0]).toEqual({ type: 'hangupDial', id: oldDial.id });
+    const fetch = redirected.effects[1] as Extract<MachineEffect, { type: 'fetch' }>;
+    const second = advance(
+      redirected.state,
+      { type: 'fetched', id: fetch.id, instructions: inline(dial(number)) },
+      1100,
+      ctx,
+    );
+    const newDial = second.effects[0] as Extract<MachineEffect, { type: 'dial' }>;
+    const ended = (id: string) => ({ type: 'dialEnded', id, status: 'completed', callSid: id, durationS: 1 }) as const;
+    expect(advance(second.state, ended(oldDial.id), 1200, ctx)).toEqual({ state: second.state, effects: [] });
+    expect(advance(second.state, ended(newDial.id), 1300, ctx).effects.map((e) => e.type)).toEqual(['end']);
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { BEEP_MS, PLAY_URL_MS, dtmfMs, speechMs } from '../../server/calls/audio/durations.js';
 import { advance, initialState } from '../../server/calls/machine/run.js';
+import type { MachineEffect } from '../../server/calls/machine/types.js';
 import { VOICEMAIL_GREETING } from '../../server/calls/machine/party.js';
 import {
   drive,
@@ -25,9 +26,7 @@ describe('the call machine: starting and the sound verbs', () => {
   it('runs inline instructions at start and ends completed at the end of the document', () => {
     const run = drive({ input: { instructions: inline(say('Hello')) } });
     expect(run.of('fetch')).toEqual([]);
-    expect(run.state.timeline).toEqual([
-      { atMs: 0, ms: HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } },
-    ]);
+    expect(run.timeline).toEqual([{ atMs: 0, ms: HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } }]);
     expect(run.end()).toEqual({ type: 'end', status: 'completed', errorCode: null, errorMessage: null, atMs: HELLO });
   });
 
@@ -37,15 +36,17 @@ describe('the call machine: starting and the sound verbs', () => {
       documents: { 'https://app.example/voice': [say('Hello')] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/voice', method: 'GET', params: {}, atMs: 0 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/voice', method: 'GET', params: {}, atMs: 0 },
     ]);
     expect(run.state.documents).toBe(1);
     expect(run.end()).toMatchObject({ status: 'completed', atMs: HELLO });
   });
 
-  it('plays Say loop times, and emits each as played speech for a peer', () => {
+  it('plays Say loop times as one segment (its text kept once), and emits each as played speech for a peer', () => {
     const run = drive({ input: { instructions: inline(say('Hello', 3)) } });
-    expect(run.state.timeline.map((s) => s.atMs)).toEqual([0, HELLO, 2 * HELLO]);
+    expect(run.timeline).toEqual([
+      { atMs: 0, ms: 3 * HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } },
+    ]);
     expect(run.of('played').map((p) => [p.atMs, p.sound])).toEqual(
       [0, HELLO, 2 * HELLO].map((at) => [at, { kind: 'speech', text: 'Hello' }]),
     );
@@ -55,9 +56,8 @@ describe('the call machine: starting and the sound verbs', () => {
   it('plays a Play url as a 440 Hz tone of PLAY_URL_MS per loop, and Play digits as dtmf a peer hears', () => {
     const run = drive({ input: { instructions: inline(playUrl('https://a.example/x.mp3', 2), playDigits('12w3')) } });
     const dtmfAt = 2 * PLAY_URL_MS;
-    expect(run.state.timeline).toEqual([
-      { atMs: 0, ms: PLAY_URL_MS, side: 'platform', sound: { kind: 'tone', hz: 440 } },
-      { atMs: PLAY_URL_MS, ms: PLAY_URL_MS, side: 'platform', sound: { kind: 'tone', hz: 440 } },
+    expect(run.timeline).toEqual([
+      { atMs: 0, ms: 2 * PLAY_URL_MS, side: 'platform', sound: { kind: 'tone', hz: 440 } },
       { atMs: dtmfAt, ms: dtmfMs('12w3'), side: 'platform', sound: { kind: 'dtmf', digits: '12w3' } },
     ]);
     expect(run.of('played')).toEqual([{ type: 'played', sound: { kind: 'dtmf', digits: '12w3' }, atMs: dtmfAt }]);
@@ -66,17 +66,37 @@ describe('the call machine: starting and the sound verbs', () => {
 
   it('plays Pause as silence, merging adjacent silences into one segment', () => {
     const run = drive({ input: { instructions: inline(pause(2), pause(3)) } });
-    expect(run.state.timeline).toEqual([{ atMs: 0, ms: 5000, side: 'platform', sound: { kind: 'silence' } }]);
+    expect(run.timeline).toEqual([{ atMs: 0, ms: 5000, side: 'platform', sound: { kind: 'silence' } }]);
     expect(run.end().atMs).toBe(5000);
   });
 
-  it('keeps the timeline bounded, dropping the oldest segments', () => {
+  it('keeps no segment that has ended while no recording is open, so a long call’s state stays small', () => {
+    const ctx = testContext();
+    const text = 'a long announcement '.repeat(100);
+    const input = { instructions: inline(say(text, 1000)), url: null, method: 'POST' as const, recordCall: null };
+    const started = advance(initialState({ ...input, party: { kind: 'listener' } }), { type: 'start' }, 0, ctx);
+    const { state } = advance(started.state, { type: 'timer' }, 500 * speechMs(text) + 1, ctx);
+    expect(state.timeline).toEqual([
+      { atMs: 0, ms: 501 * speechMs(text), side: 'platform', sound: { kind: 'speech', text } },
+    ]);
+    const paused = drive({ input: { instructions: inline(say('Hello'), pause(60), say('Bye')) } });
+    expect(paused.state.timeline).toEqual([]);
+    expect(paused.timeline.map((s) => s.atMs)).toEqual([0, HELLO, HELLO + 60_000]);
+  });
+
+  it('keeps the timeline bounded, dropping the oldest segments, as a last resort', () => {
     const ctx = testContext();
     const verbs = Array.from({ length: 5 }, (_, i) => [playDigits(String(i), 1000), pause(1)]).flat();
-    const input = { instructions: inline(...verbs), url: null, method: 'POST' as const, recordCall: null };
+    const input = {
+      instructions: inline(...verbs),
+      url: null,
+      method: 'POST' as const,
+      recordCall: { channels: 1 as const },
+    };
     const started = advance(initialState({ ...input, party: { kind: 'listener' } }), { type: 'start' }, 0, ctx);
-    // One late timer plays the whole document (5,005 segments) in one step; the first 1,005 are dropped.
-    const { state } = advance(started.state, { type: 'timer' }, 3_600_000, ctx);
+    // One late timer plays the whole document (5,005 segments) in one step (the whole-call recording needs them
+    // all), up to its last Pause: the first 1,005 are dropped.
+    const { state } = advance(started.state, { type: 'timer' }, 5 * (1000 * dtmfMs('0') + 1000) - 500, ctx);
     expect(state.timeline).toHaveLength(4000);
     expect(state.timeline.at(-1)).toMatchObject({ sound: { kind: 'silence' } });
     expect(state.timeline[0]).toMatchObject({ atMs: 1004 * dtmfMs('0') + 1000, sound: { kind: 'dtmf', digits: '1' } });
@@ -86,12 +106,12 @@ describe('the call machine: starting and the sound verbs', () => {
     const run = drive({ input: { instructions: inline(say('Hello')), party: { kind: 'voicemail' } } });
     const greetingMs = speechMs(VOICEMAIL_GREETING);
     // The leg hangs up after its Say: the greeting is cut there.
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: HELLO, side: 'party', sound: { kind: 'speech', text: VOICEMAIL_GREETING } },
       { atMs: 0, ms: HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } },
     ]);
     const longer = drive({ input: { instructions: inline(pause(10)), party: { kind: 'voicemail' } } });
-    expect(longer.state.timeline.filter((s) => s.side === 'party')).toEqual([
+    expect(longer.timeline.filter((s) => s.side === 'party')).toEqual([
       { atMs: 0, ms: greetingMs, side: 'party', sound: { kind: 'speech', text: VOICEMAIL_GREETING } },
       { atMs: greetingMs, ms: BEEP_MS, side: 'party', sound: { kind: 'beep' } },
     ]);
@@ -105,9 +125,9 @@ describe('the call machine: verbs that move or end the call', () => {
       documents: { 'https://app.example/next': [say('Hello')] },
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/next', method: 'GET', params: {}, atMs: 0 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/next', method: 'GET', params: {}, atMs: 0 },
     ]);
-    expect(run.state.timeline.map((s) => s.sound)).toEqual([{ kind: 'speech', text: 'Hello' }]);
+    expect(run.timeline.map((s) => s.sound)).toEqual([{ kind: 'speech', text: 'Hello' }]);
     expect(run.end()).toMatchObject({ status: 'completed', atMs: HELLO });
   });
 
@@ -167,7 +187,7 @@ describe('the call machine: live changes and hangups', () => {
         { atMs: 500, event: { type: 'redirect', instructions: inline(say('Hello')), url: null, method: 'POST' } },
       ],
     });
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 500, side: 'platform', sound: { kind: 'speech', text: 'A long greeting that goes on' } },
       { atMs: 500, ms: HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } },
     ]);
@@ -184,9 +204,9 @@ describe('the call machine: live changes and hangups', () => {
       ],
     });
     expect(run.of('fetch')).toEqual([
-      { type: 'fetch', url: 'https://app.example/live', method: 'GET', params: {}, atMs: 1500 },
+      { type: 'fetch', id: 'fetch-1', url: 'https://app.example/live', method: 'GET', params: {}, atMs: 1500 },
     ]);
-    expect(run.state.timeline).toEqual([{ atMs: 0, ms: 1500, side: 'platform', sound: { kind: 'silence' } }]);
+    expect(run.timeline).toEqual([{ atMs: 0, ms: 1500, side: 'platform', sound: { kind: 'silence' } }]);
     expect(run.end().atMs).toBe(1500);
   });
 
@@ -208,7 +228,7 @@ describe('the call machine: live changes and hangups', () => {
       input: { instructions: inline(say('A long greeting that goes on'), say('never')) },
       events: [{ atMs: 700, event: { type: 'hangup' } }],
     });
-    expect(run.state.timeline).toEqual([
+    expect(run.timeline).toEqual([
       { atMs: 0, ms: 700, side: 'platform', sound: { kind: 'speech', text: 'A long greeting that goes on' } },
     ]);
     expect(run.end()).toMatchObject({ status: 'completed', atMs: 700 });
@@ -234,11 +254,26 @@ describe('the call machine: live changes and hangups', () => {
             endMs,
             statusCallback: null,
           },
-          segments: run.state.timeline,
+          segments: run.timeline,
           atMs: endMs,
         },
       ]);
     }
+  });
+
+  it('hears input no verb listens for on the line: the whole-call recording holds it', () => {
+    const run = drive({
+      input: { instructions: inline(say('Hello'), pause(2), hangup()), recordCall: { channels: 1 } },
+      events: [
+        { atMs: 10, event: { type: 'heard', sound: { kind: 'dtmf', digits: '1' } } },
+        { atMs: HELLO + 500, event: { type: 'heard', sound: { kind: 'speech', text: 'Hi' } } },
+      ],
+    });
+    expect(run.of('recorded')[0].segments.filter((s) => s.side === 'party')).toEqual([
+      { atMs: 10, ms: dtmfMs('1'), side: 'party', sound: { kind: 'dtmf', digits: '1' } },
+      { atMs: HELLO + 500, ms: speechMs('Hi'), side: 'party', sound: { kind: 'speech', text: 'Hi' } },
+    ]);
+    expect(run.end().atMs).toBe(HELLO + 2000);
   });
 
   it('changes nothing and emits nothing for events that do not apply', () => {
@@ -257,9 +292,7 @@ describe('the call machine: live changes and hangups', () => {
     ).state;
     const early = advance(started, { type: 'timer' }, HELLO - 1, ctx);
     expect(early).toEqual({ state: started, effects: [] });
-    const heard = advance(started, { type: 'heard', sound: { kind: 'dtmf', digits: '1' } }, 10, ctx);
-    expect(heard).toEqual({ state: started, effects: [] });
-    const fetched = advance(started, { type: 'fetched', instructions: inline(hangup()) }, 10, ctx);
+    const fetched = advance(started, { type: 'fetched', id: 'fetch-1', instructions: inline(hangup()) }, 10, ctx);
     expect(fetched).toEqual({ state: started, effects: [] });
     const ended = advance(started, { type: 'hangup' }, 10, ctx).state;
     for (const event of [{ type: 'timer' }, { type: 'hangup' }, { type: 'start' }] as const) {
@@ -274,14 +307,15 @@ describe('the call machine: live changes and hangups', () => {
       url: null,
       method: 'POST',
       party: { kind: 'listener' },
-      recordCall: null,
+      recordCall: { channels: 1 },
     });
     const started = advance(state, { type: 'start' }, 0, ctx).state;
     const late = advance(started, { type: 'timer' }, 60_000, ctx);
-    expect(late.state.timeline.map((s) => s.atMs)).toEqual([0, HELLO]);
-    expect(late.effects).toEqual([
-      { type: 'played', sound: { kind: 'speech', text: 'Hello' } },
-      { type: 'end', status: 'completed', errorCode: null, errorMessage: null },
+    expect(late.effects.map((e) => e.type)).toEqual(['played', 'recorded', 'end']);
+    const recorded = late.effects[1] as Extract<MachineEffect, { type: 'recorded' }>;
+    expect(recorded.recording).toMatchObject({ startMs: 0, endMs: 2 * HELLO });
+    expect(recorded.segments).toEqual([
+      { atMs: 0, ms: 2 * HELLO, side: 'platform', sound: { kind: 'speech', text: 'Hello' } },
     ]);
   });
 });

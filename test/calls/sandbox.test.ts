@@ -52,6 +52,16 @@ describe.each(ENGINES)('sandbox calls (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
+  it('answers 400 naming from for a caller that is a number held on this platform, creating nothing', async () => {
+    const other = await accountWithNumber(t);
+    const { error, response } = await other.account.client.POST('/v1/sandbox/inbound-calls', {
+      body: { from: number, to: other.from },
+    });
+    expect([response.status, error?.code, error?.errors?.[0].field]).toEqual([400, 'invalid_request', 'from']);
+    expect((await other.account.client.GET('/v1/calls')).data!.data).toEqual([]);
+    expect(t.violations()).toEqual([]);
+  });
+
   it('replays an inbound call for the same Idempotency-Key, creating one', async () => {
     const params = { header: { 'Idempotency-Key': crypto.randomUUID() } };
     const body = { from: '+14155550166', to: number };

@@ -81,6 +81,8 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
     ['direction', 'sideways'],
     ['to', '4155550123'],
     ['date_created_after', 'yesterday'],
+    ['date_created_after', '2026-11-25T23:59:60Z'],
+    ['date_created_before', '2026-02-30T00:00:00Z'],
     ['page_token', 'not-a-token'],
   ])('answers 400 naming the list filter %s=%s', async (name, value) => {
     const res = await fetch(`${t.directUrl}/v1/messages?${name}=${encodeURIComponent(value)}`, {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
+  method: string;
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -13,8 +14,11 @@ export interface ReceivedWebhook {
 
 interface Answer {
   status: number;
-  body?: string;
+  /** Bytes for an answer in another charset than UTF-8. */
+  body?: string | Buffer;
   contentType?: string;
+  /** More response headers (a redirect's Location). */
+  headers?: Record<string, string>;
   delayMs?: number;
 }
 
@@ -63,6 +67,7 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
         // not JSON
       }
       const request: ReceivedWebhook = {
+        method: req.method ?? 'GET',
         path: req.url ?? '/',
         headers: req.headers as Record<string, string>,
         body,
@@ -73,7 +78,7 @@ export async function startReceiver(port = 0): Promise<WebhookReceiver> {
       const answer = self.answer(request);
       const send = () => {
         if (answer.status >= 200 && answer.status < 300) self.received.push(request);
-        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' });
+        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);

@@ -82,6 +82,11 @@ export class CallDriver {
         return this.work.dial(tx, row, effect);
       case 'recorded':
         return this.work.recorded(tx, row, effect);
+      case 'hangupDial': {
+        const child = await callBySid(tx.db, effect.id);
+        if (child?.parent_call_sid === row.sid) await this.hangup(tx, child);
+        return;
+      }
       case 'played': {
         const peer = row.peer_sid ? await callBySid(tx.db, row.peer_sid) : undefined;
         if (peer) await this.feed(tx, peer, { type: 'heard', sound: effect.sound });
@@ -137,12 +142,13 @@ export class CallDriver {
 
   /** The answer's event, then the machine's start (or, without one, the Dial leg's timed end). */
   async begin(tx: Tx, answered: CallRow): Promise<void> {
-    // Its peer's start may have ended both legs already (a Hangup at once): then its final event was its last.
+    // Its peer's start may have ended both legs already (a Hangup at once): then its final event was its last. It
+    // may also have played to it (heard, before its own start): the fresh row carries that step.
     const row = await callBySid(tx.db, answered.sid);
-    if (row?.status !== 'in-progress' || row.step !== answered.step) return;
-    await callEvent(this.webhooks, tx, answered, 'answered');
-    if (answered.machine) await this.feed(tx, answered, { type: 'start' });
-    else await this.work.scheduleRun(tx, answered, null);
+    if (row?.status !== 'in-progress') return;
+    await callEvent(this.webhooks, tx, row, 'answered');
+    if (row.machine) await this.feed(tx, row, { type: 'start' });
+    else await this.work.scheduleRun(tx, row, null);
   }
 
   /**
@@ -171,7 +177,9 @@ export class CallDriver {
     if (peer) await this.hangup(tx, peer);
     for (const child of await liveChildren(tx.db, ended.sid)) await this.hangup(tx, child);
     const parent = ended.parent_call_sid ? await callBySid(tx.db, ended.parent_call_sid) : undefined;
-    if (parent) await this.feed(tx, parent, { type: 'dialEnded', status, callSid: ended.sid, durationS: duration });
+    // A Dial's id is its child leg's sid: a parent whose Dial was stopped since ignores this end.
+    const dialEnded = { type: 'dialEnded', id: ended.sid, status, callSid: ended.sid, durationS: duration } as const;
+    if (parent) await this.feed(tx, parent, dialEnded);
   }
 
   /** Hangs up a leg: an answered one through its machine (so its recordings close), else it is canceled. */
@@ -186,6 +194,7 @@ export class CallDriver {
   private context(tx: Tx): MachineContext {
     return {
       newRecordingSid: () => newSid('recording', tx.clock.now()),
+      newCallSid: () => newSid('call', tx.clock.now()),
       recordingUrl: (sid) => `${this.publicUrl.value}/v1/recordings/${sid}/media`,
     };
   }

@@ -20,6 +20,7 @@ import { CallJobs } from './handlers.js';
 import type { PublicUrl } from '../../http/public-url.js';
 import { LegSeal } from './leg-seal.js';
 import { VerificationCalls, type VerificationCallReports } from './verification-calls.js';
+import type { Logger } from 'pino';
 
 type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -39,13 +40,15 @@ export class CallRunner implements CallEngine, VoiceReports {
     /** Seals what verification legs store. */
     serverSecret: string,
     verificationReports: VerificationCallReports,
+    /** Where the detail of a failed fetch goes (the account reads only its kind). */
+    logger: Logger,
   ) {
     const seal = new LegSeal(serverSecret);
     this.work = new EffectWork(voice, webhooks, seal);
     this.verificationCalls = new VerificationCalls(this.work, seal, verificationReports);
     const ended = (tx: Tx, leg: CallRow) => this.verificationCalls.ended(tx, leg);
     this.driver = new CallDriver(this.work, voice, webhooks, publicUrl, seal, ended);
-    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl, seal);
+    this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl, seal, logger);
   }
 
   place(tx: Tx, call: CallRow): Promise<void> {

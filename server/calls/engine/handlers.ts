@@ -19,8 +19,10 @@ import { callBySid, finishRecording, isLive, recordingBySid } from './store.js';
 import { callTimeMs, wholeSeconds } from './timing.js';
 import { recordingEvent } from './events.js';
 import type { CallDriver } from './driver.js';
+import type { MachineState } from '../machine/types.js';
 import type { PublicUrl } from '../../http/public-url.js';
 import type { LegSeal } from './leg-seal.js';
+import type { Logger } from 'pino';
 
 type HandlerConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
@@ -39,6 +41,7 @@ export class CallJobs {
     private readonly config: HandlerConfig,
     private readonly publicUrl: PublicUrl,
     private readonly seal: LegSeal,
+    private readonly logger: Logger,
   ) {}
 
   handlers(): JobHandling[] {
@@ -63,10 +66,17 @@ export class CallJobs {
     }
   }
 
-  /** The live leg at the step the job was scheduled at, in `tx`; undefined (and the job done) when it moved on. */
-  private async current(tx: Tx, job: Job<{ sid: string; step: number }>): Promise<CallRow | undefined> {
+  /**
+   * The live leg still where the job was scheduled (at its step, or as `stillThere` says), in `tx`; undefined (and
+   * the job done) when it moved on.
+   */
+  private async current(
+    tx: Tx,
+    job: Job<{ sid: string; step: number }>,
+    stillThere = (row: CallRow) => row.step === job.payload.step,
+  ): Promise<CallRow | undefined> {
     const row = await callBySid(tx.db, job.payload.sid);
-    if (!row || row.step !== job.payload.step || !isLive(row)) return undefined;
+    if (!row || !isLive(row) || !stillThere(row)) return undefined;
     if (job.claims <= 1) return row;
     await this.driver.finish(tx, row, 'failed', INTERRUPTED);
     return undefined;
@@ -85,8 +95,8 @@ export class CallJobs {
   }
 
   private async fetch(job: Job<FetchPayload>, ctx: JobContext): Promise<void> {
-    const { sid, url, method, params } = job.payload;
-    const row = await ctx.store.transaction((tx) => this.current(tx, job));
+    const { sid, url, method, params, requestId: id } = job.payload;
+    const row = await ctx.store.transaction((tx) => this.current(tx, job, awaitsFetch(id)));
     if (!row) return;
     const secret = await this.webhooks.signingSecret(row.account_sid);
     const now = ctx.store.clock.now();
@@ -106,12 +116,14 @@ export class CallJobs {
           errorCode: 'instructions_fetch_failed',
           errorMessage: 'The account cannot sign requests.',
         };
+    if (!result.ok && 'detail' in result)
+      this.logger.warn({ callSid: sid, url, detail: result.detail }, 'call fetch failed');
     await ctx.store.transaction(async (tx) => {
       const after = await callBySid(tx.db, sid);
-      if (after && after.step === job.payload.step) {
+      if (after) {
         const event = result.ok
-          ? { type: 'fetched' as const, instructions: result.instructions }
-          : { type: 'fetchFailed' as const, errorCode: result.errorCode, errorMessage: result.errorMessage };
+          ? { type: 'fetched' as const, id, instructions: result.instructions }
+          : { type: 'fetchFailed' as const, id, errorCode: result.errorCode, errorMessage: result.errorMessage };
         await this.driver.feed(tx, after, event);
       }
       await ctx.finishIn(tx);
@@ -150,4 +162,15 @@ export class CallJobs {
       await ctx.finishIn(tx);
     });
   }
+}
+
+/**
+ * A fetch is still wanted while the machine waits for its answer (by its id): other events (input heard) may move the
+ * leg's step on meanwhile.
+ */
+function awaitsFetch(id: string): (row: CallRow) => boolean {
+  return (row) => {
+    const pending = row.machine ? (JSON.parse(row.machine) as MachineState).pending : null;
+    return (pending as { kind?: string; id?: string } | null)?.id === id;
+  };
 }

@@ -5,10 +5,14 @@ import type { HttpMethod } from '../twiml/verbs.js';
 
 export const CALL_RUN_JOB = defineJob<{ sid: string; step: number }>('call.run');
 
-/** Fetches a leg's instructions for the machine, which gets them if the leg is still at `step`. */
+/**
+ * Fetches a leg's instructions for the machine, which takes them if it still waits for `requestId` (other events,
+ * such as input heard, may have moved the leg's step on meanwhile).
+ */
 export interface FetchPayload {
   sid: string;
   step: number;
+  requestId: string;
   url: string;
   method: HttpMethod;
   params: Record<string, string>;

@@ -11,6 +11,7 @@ import { CALL_FETCH_JOB, CALL_RUN_JOB, RECORDING_JOB } from './job-types.js';
 import { callEvent } from './events.js';
 import { insertCall, insertRecording } from './store.js';
 import { newLeg, ownNumber } from './legs.js';
+import { incomingNumber } from '../../numbers/store.js';
 import { momentOf } from './timing.js';
 import type { LegSeal } from './leg-seal.js';
 
@@ -30,6 +31,16 @@ function callParams(row: CallRow): Record<string, string> {
     Direction: row.direction,
     ApiVersion: '2010-04-01',
   };
+}
+
+/**
+ * The number a Dial's child leg shows: its callerId only when the account holds it (as Twilio requires an owned or
+ * verified caller ID, against spoofing), else the leg's own number.
+ */
+async function callerIdOf(tx: Tx, row: CallRow, callerId: string | null): Promise<string> {
+  if (callerId === null) return ownNumber(row);
+  const number = await incomingNumber(tx.db, callerId);
+  return number?.account_sid === row.account_sid ? callerId : ownNumber(row);
 }
 
 export class EffectWork {
@@ -62,6 +73,7 @@ export class EffectWork {
     await enqueueJob(tx, CALL_FETCH_JOB, {
       sid: row.sid,
       step: row.step,
+      requestId: effect.id,
       url: effect.url,
       method: effect.method,
       params,
@@ -72,9 +84,10 @@ export class EffectWork {
   async dial(tx: Tx, row: CallRow, effect: Effect<'dial'>): Promise<void> {
     const child = newLeg(
       {
+        sid: effect.id,
         account_sid: row.account_sid,
         parent_call_sid: row.sid,
-        from_number: effect.callerId ?? ownNumber(row),
+        from_number: await callerIdOf(tx, row, effect.callerId),
         to_number: effect.number,
         direction: 'outbound-dial',
         status: 'queued',

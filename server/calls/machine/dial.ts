@@ -1,17 +1,18 @@
 // Dial: the driver places the child call; this leg waits for its end, hears the other side meanwhile (`heard`),
 // records the dial's window when asked, and submits DialCallStatus to the action (or goes on without one).
-import { dtmfMs, speechMs } from '../audio/durations.js';
 import type { DialVerb } from '../twiml/verbs.js';
 import type { MachineEvent } from './types.js';
 import { emitRecording, type DialPending, type Outcome, type Run } from './pending.js';
-import { appendSegment } from './segments.js';
+import { appendHeard, appendSegment } from './segments.js';
 
 type Heard = Extract<MachineEvent, { type: 'heard' }>;
 type DialEnded = Extract<MachineEvent, { type: 'dialEnded' }>;
 
 export function startDial(run: Run, verb: DialVerb, t: number): Outcome {
+  const id = run.ctx.newCallSid();
   run.effects.push({
     type: 'dial',
+    id,
     number: verb.number,
     callerId: verb.callerId,
     timeoutS: verb.timeout,
@@ -19,16 +20,14 @@ export function startDial(run: Run, verb: DialVerb, t: number): Outcome {
     record: verb.record,
   });
   const sid = verb.record === 'do-not-record' ? null : run.ctx.newRecordingSid();
-  const pending: DialPending = { kind: 'dial', startMs: t, sid };
+  const pending: DialPending = { kind: 'dial', id, startMs: t, sid };
   run.state.pending = pending;
   return 'wait';
 }
 
 /** The bridged side's sounds, as this leg hears them. */
 export function dialHeard(run: Run, event: Heard, t: number): Outcome {
-  const { sound } = event;
-  const ms = sound.kind === 'dtmf' ? dtmfMs(sound.digits) : speechMs(sound.text);
-  appendSegment(run.state.timeline, { atMs: t, ms, side: 'party', sound });
+  appendHeard(run.state.timeline, event.sound, t);
   return 'wait';
 }
 
@@ -52,9 +51,13 @@ export function dialEnded(run: Run, verb: DialVerb, event: DialEnded, t: number)
   return verb.action === null ? 'next' : { url: verb.action, method: verb.method, params };
 }
 
-/** A hangup or a redirect ends the dial at `t`: its recording (if any) holds what was heard until then. */
+/**
+ * A hangup or a redirect ends the dial at `t`: its recording (if any) holds what was heard until then, and its child
+ * leg is hung up (its later end is ignored).
+ */
 export function closeDial(run: Run, verb: DialVerb, pending: DialPending, t: number): void {
   if (pending.sid !== null) emitDialRecording(run, verb, pending, pending.startMs, t);
+  run.effects.push({ type: 'hangupDial', id: pending.id });
 }
 
 function emitDialRecording(run: Run, verb: DialVerb, pending: DialPending, startMs: number, endMs: number): void {

@@ -99,6 +99,18 @@ export function wakeAtMs(state: MachineState): number | null {
   return null;
 }
 
+/**
+ * Where the timeline must still start at `t`: the earliest window a recording open now holds (the whole call's, a
+ * Record's, a recording Dial's); `t` when none is open, so only sounds still playing are kept.
+ */
+export function neededFromMs(state: MachineState, t: number): number {
+  const pending = pendingOf(state);
+  let fromMs = Math.min(t, state.callRecording?.startMs ?? t);
+  if (pending.kind === 'record') fromMs = Math.min(fromMs, pending.openMs);
+  if (pending.kind === 'dial' && pending.sid !== null) fromMs = Math.min(fromMs, pending.startMs);
+  return fromMs;
+}
+
 /** Counts one more document for this call; false (and the call ended) past the bound. */
 export function countDocument(run: Run, t: number): boolean {
   run.state.documents += 1;
@@ -113,8 +125,10 @@ export function countDocument(run: Run, t: number): boolean {
 
 export function fetchDocument(run: Run, fetch: Fetch, t: number): void {
   if (!countDocument(run, t)) return;
-  run.state.pending = { kind: 'fetching' };
-  run.effects.push({ type: 'fetch', ...fetch });
+  // Documents only grow, so their count tells this call's fetches apart.
+  const id = `fetch-${run.state.documents}`;
+  run.state.pending = { kind: 'fetching', id };
+  run.effects.push({ type: 'fetch', id, ...fetch });
 }
 
 /** Stops the verb running now at `t`: what it played is cut there, and its recording (if any) is complete. */

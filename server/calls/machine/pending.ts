@@ -49,13 +49,22 @@ export interface RecordPending {
 
 export interface DialPending {
   kind: 'dial';
+  /** The dial effect's id: the child leg's sid. */
+  id: string;
   startMs: number;
   /** The Dial's recording, when it records. */
   sid: string | null;
 }
 
 export type Pending =
-  IdlePending | SoundPending | GatherPending | RecordPending | DialPending | { kind: 'fetching' } | { kind: 'ended' };
+  | IdlePending
+  | SoundPending
+  | GatherPending
+  | RecordPending
+  | DialPending
+  /** Waiting for the answer to the fetch effect `id`. */
+  | { kind: 'fetching'; id: string }
+  | { kind: 'ended' };
 
 export function pendingOf(state: MachineState): Pending {
   return state.pending as Pending;

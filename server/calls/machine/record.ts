@@ -98,9 +98,13 @@ function stop(run: Run, verb: RecordVerb, pending: RecordPending, endMs: number,
   return actionOrDocument(verb.action, verb.method, params, run.state.instructions.url);
 }
 
-/** Emits the recording of the window up to `t` (a hangup or a redirect ends it too); returns its seconds. */
+/**
+ * Emits the recording of the window up to `t` (a hangup or a redirect ends it too); returns its seconds. A window
+ * that never opened (stopped during the beep) makes no recording, as on Twilio.
+ */
 export function closeRecord(run: Run, verb: RecordVerb, pending: RecordPending, t: number): number {
-  const startMs = Math.min(pending.openMs, t);
+  const startMs = pending.openMs;
+  if (t <= startMs) return 0;
   emitRecording(run, {
     sid: pending.sid,
     source: 'record_verb',

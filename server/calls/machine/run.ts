@@ -7,6 +7,7 @@ import {
   fetchDocument,
   countDocument,
   currentVerb,
+  neededFromMs,
   onTimer,
   runFrom,
   settle,
@@ -15,9 +16,9 @@ import {
 } from './flow.js';
 import { gatherHeard } from './gather.js';
 import { VOICEMAIL_GREETING } from './party.js';
-import { pendingOf, type IdlePending, type Run } from './pending.js';
+import { pendingOf, type IdlePending, type Outcome, type Run } from './pending.js';
 import { recordHeard } from './record.js';
-import { appendSegment } from './segments.js';
+import { appendHeard, appendSegment, keepFrom } from './segments.js';
 
 /** Guards against a verb that keeps asking to wake at a time already past (a bug, not an input). */
 const MAX_TIMERS_PER_STEP = 1_000_000;
@@ -52,6 +53,7 @@ export function advance(state: MachineState, event: MachineEvent, nowMs: number,
   if (!changed) return { state, effects: [] };
   catchUp(run, t);
   run.state.nowMs = t;
+  keepFrom(run.state.timeline, neededFromMs(run.state, t));
   return { state: run.state, effects: run.effects };
 }
 
@@ -80,27 +82,28 @@ function apply(run: Run, event: MachineEvent, t: number): boolean {
     case 'timer':
       return false;
     case 'fetched':
-      if (pending.kind !== 'fetching') return false;
+      if (pending.kind !== 'fetching' || pending.id !== event.id) return false;
       state.instructions = event.instructions;
       state.at = [0];
       state.played = 0;
       runFrom(run, t);
       break;
     case 'fetchFailed':
-      if (pending.kind !== 'fetching') return false;
+      if (pending.kind !== 'fetching' || pending.id !== event.id) return false;
       endCall(run, t, { status: 'failed', errorCode: event.errorCode, errorMessage: event.errorMessage });
       break;
-    case 'heard':
-      if (pending.kind === 'gather') {
-        const outcome = gatherHeard(run, currentVerb(state, 'Gather'), event, t);
-        if (outcome === null) return false;
-        settle(run, outcome, t);
-      } else if (pending.kind === 'record') settle(run, recordHeard(run, currentVerb(state, 'Record'), event, t), t);
-      else if (pending.kind === 'dial') dialHeard(run, event, t);
-      else return false;
+    case 'heard': {
+      let outcome: Outcome | null = null;
+      if (pending.kind === 'gather') outcome = gatherHeard(run, currentVerb(state, 'Gather'), event, t);
+      else if (pending.kind === 'record') outcome = recordHeard(run, currentVerb(state, 'Record'), event, t);
+      else if (pending.kind === 'dial') outcome = dialHeard(run, event, t);
+      // What no verb listens for is still heard on the line: a recording open now holds it.
+      if (outcome === null) appendHeard(state.timeline, event.sound, t);
+      else settle(run, outcome, t);
       break;
+    }
     case 'dialEnded':
-      if (pending.kind !== 'dial') return false;
+      if (pending.kind !== 'dial' || pending.id !== event.id) return false;
       settle(run, dialEnded(run, currentVerb(state, 'Dial'), event, t), t);
       break;
     case 'redirect':

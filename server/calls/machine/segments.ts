@@ -1,16 +1,19 @@
 // Editing the call's timeline as the machine runs: adding sounds (in order of start, bounded), cutting what an
 // interruption stopped, and taking the window a recording holds.
-import type { Segment, Side } from '../audio/timeline.js';
+import { dtmfMs, speechMs } from '../audio/durations.js';
+import type { Segment, Side, Sound } from '../audio/timeline.js';
 
 /**
- * The timeline is stored with the call after every step, so it is bounded: beyond this many segments the oldest
- * are dropped (a call needs hours of short sounds to get there; its whole-call recording then loses its start).
+ * The timeline is stored with the call after every step, so it keeps only what a recording may still need (see
+ * keepFrom); as a last resort it is bounded: beyond this many segments the oldest are dropped (a call needs hours of
+ * short sounds to get there; its whole-call recording then loses its start).
  */
 const MAX_SEGMENTS = 4000;
 
 /**
- * Adds a sound in order of start (sounds from the other end may be taken in after they started), merging a
- * silence into the silence just before it on the same side.
+ * Adds a sound in order of start (sounds from the other end may be taken in after they started), merging it into
+ * the same sound just before it on the same side: a silence, a tone, or speech of the same text (the renderer repeats
+ * a speech segment longer than its text, so a looping Say is one segment, its text stored once).
  */
 export function appendSegment(timeline: Segment[], segment: Segment): void {
   if (segment.ms <= 0) return;
@@ -21,8 +24,7 @@ export function appendSegment(timeline: Segment[], segment: Segment): void {
     at === timeline.length &&
     before !== undefined &&
     before.side === segment.side &&
-    before.sound.kind === 'silence' &&
-    segment.sound.kind === 'silence' &&
+    sameSound(before.sound, segment.sound) &&
     before.atMs + before.ms === segment.atMs
   ) {
     before.ms += segment.ms;
@@ -30,6 +32,26 @@ export function appendSegment(timeline: Segment[], segment: Segment): void {
   }
   timeline.splice(at, 0, segment);
   if (timeline.length > MAX_SEGMENTS) timeline.splice(0, timeline.length - MAX_SEGMENTS);
+}
+
+/** Digits or speech from the other end, heard from `atMs` for as long as they sound. */
+export function appendHeard(timeline: Segment[], sound: Extract<Sound, { kind: 'dtmf' | 'speech' }>, atMs: number) {
+  const ms = sound.kind === 'dtmf' ? dtmfMs(sound.digits) : speechMs(sound.text);
+  appendSegment(timeline, { atMs, ms, side: 'party', sound });
+}
+
+function sameSound(a: Sound, b: Sound): boolean {
+  if (a.kind === 'silence') return b.kind === 'silence';
+  if (a.kind === 'tone') return b.kind === 'tone' && a.hz === b.hz;
+  if (a.kind === 'speech') return b.kind === 'speech' && a.text === b.text;
+  return false;
+}
+
+/** Drops the segments over by `fromMs`: no recording open can need them any more. */
+export function keepFrom(timeline: Segment[], fromMs: number): void {
+  let kept = 0;
+  for (const segment of timeline) if (segment.atMs + segment.ms > fromMs) timeline[kept++] = segment;
+  timeline.length = kept;
 }
 
 /** Stops every sound (of `side`, or both) at `atMs`: later ones never played, one under way is truncated. */

@@ -58,15 +58,19 @@ export type MachineEvent =
   | { type: 'start' }
   /** The call time of `wakeAtMs` has come. */
   | { type: 'timer' }
-  /** A fetch asked by a `fetch` effect answered valid instructions. */
-  | { type: 'fetched'; instructions: Instructions }
+  /**
+   * A fetch asked by the `fetch` effect `id` answered valid instructions. An answer to another id (a fetch a live
+   * redirect superseded) is ignored.
+   */
+  | { type: 'fetched'; id: string; instructions: Instructions }
   /** ... or did not: the call ends `failed` with this code and message. */
-  | { type: 'fetchFailed'; errorCode: string; errorMessage: string }
+  | { type: 'fetchFailed'; id: string; errorCode: string; errorMessage: string }
   /** Sound from the other end (a peer leg's Play digits / Say, or the sandbox API's injected input). */
   | { type: 'heard'; sound: Extract<Sound, { kind: 'dtmf' | 'speech' }>; confidence?: number }
-  /** The child call of a Dial ended. */
+  /** The child call of the `dial` effect `id` ended (another id, a Dial stopped before, is ignored). */
   | {
       type: 'dialEnded';
+      id: string;
       status: 'completed' | 'busy' | 'no-answer' | 'failed' | 'canceled';
       callSid: string | null;
       durationS: number;
@@ -77,17 +81,23 @@ export type MachineEvent =
   | { type: 'hangup' };
 
 export type MachineEffect =
-  /** Fetch instructions: the driver adds the call's own parameters (CallSid, From, To, CallStatus, ...) to `params`. */
-  | { type: 'fetch'; url: string; method: HttpMethod; params: Record<string, string> }
-  /** Place the child call of a Dial; its end comes back as `dialEnded`. */
+  /**
+   * Fetch instructions: the driver adds the call's own parameters (CallSid, From, To, CallStatus, ...) to `params`,
+   * and answers with `fetched`/`fetchFailed` carrying `id`.
+   */
+  | { type: 'fetch'; id: string; url: string; method: HttpMethod; params: Record<string, string> }
+  /** Place the child call of a Dial with `id` as its sid (ctx.newCallSid); its end comes back as `dialEnded`. */
   | {
       type: 'dial';
+      id: string;
       number: string;
       callerId: string | null;
       timeoutS: number;
       timeLimitS: number;
       record: DialRecord;
     }
+  /** A redirect or a hangup stopped the Dial `id` while its child leg may still be live: the driver hangs it up. */
+  | { type: 'hangupDial'; id: string }
   /** This leg played `sound`: the driver passes it to a `peer` party as `heard`. */
   | { type: 'played'; sound: Extract<Sound, { kind: 'dtmf' | 'speech' }> }
   /** A recording is complete: the driver stores it `processing` and renders its audio from `segments`. */
@@ -103,6 +113,8 @@ export type MachineEffect =
 export interface MachineContext {
   /** A new RE sid (ids.ts), for a recording the machine starts. */
   newRecordingSid(): string;
+  /** A new CA sid (ids.ts), for the child leg of a Dial the machine starts. */
+  newCallSid(): string;
   /** The absolute media URL of a recording, for RecordingUrl. */
   recordingUrl(sid: string): string;
 }
