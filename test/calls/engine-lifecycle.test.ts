@@ -65,13 +65,14 @@ describe.each(ENGINES)('call engine: lifecycle (%s)', (engine) => {
     const sid = await call('+14155550125', { twiml: sayThenHangup('a'.repeat(900)) });
     const final = await finalCall(account, sid);
     expect(final.status).toBe('completed');
+    // The machine's own call time: the speech, plus the moment its start was run after the answer (a job's latency,
+    // 50 times longer in call time), whatever later latency the clock shows between the answer and the hang-up.
     expect(final.duration).toBeGreaterThanOrEqual(63);
-    // Two started minutes, however late the job queue runs the hang-up (at 50× speed a loaded machine adds seconds).
-    expect(final.duration).toBeLessThanOrEqual(120);
+    expect(final.duration).toBeLessThanOrEqual(66);
     expect(final.price).toBe(0.028);
     const seconds = (Date.parse(final.end_time!) - Date.parse(final.start_time!)) / 1000;
-    // Reported in call time, played 50 times faster.
-    expect(Math.ceil(seconds * 50)).toBe(final.duration);
+    // Played 50 times faster: the clock's span is the call time divided by 50, or a little more when jobs run late.
+    expect(Math.ceil(seconds * 50)).toBeGreaterThanOrEqual(final.duration!);
   });
 
   it('hangs up an answered call at its time_limit, with one completed event', async () => {

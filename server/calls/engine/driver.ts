@@ -97,7 +97,7 @@ export class CallDriver {
         const failure = effect.errorCode
           ? { errorCode: effect.errorCode, errorMessage: effect.errorMessage ?? '' }
           : null;
-        if (now) await this.finish(tx, now, effect.status, failure);
+        if (now) await this.finish(tx, now, effect.status, failure, effect.atMs);
       }
     }
   }
@@ -155,9 +155,17 @@ export class CallDriver {
    * The one final transition of a live leg: end time, duration and price, its final event, then the legs it ends
    * (its peer, its Dial's children) and the parent it tells. Nothing when the leg had ended already.
    */
-  async finish(tx: Tx, row: CallRow, status: FinalStatus, failure: Failure | null = null): Promise<void> {
+  async finish(
+    tx: Tx,
+    row: CallRow,
+    status: FinalStatus,
+    failure: Failure | null = null,
+    /** The call time its machine ended it at; else the clock says (a hang-up, an unanswered leg). */
+    endedAtMs?: number,
+  ): Promise<void> {
     const now = tx.clock.now();
-    const duration = row.start_time ? wholeSeconds(callTimeMs(row, now, this.voice.speed)) : 0;
+    const callMs = endedAtMs ?? callTimeMs(row, now, this.voice.speed);
+    const duration = row.start_time ? wholeSeconds(callMs) : 0;
     const direction = row.direction === 'inbound' ? 'inbound' : 'outbound';
     const { price, unit } = this.voice.price({ to: row.to_number, direction }, duration);
     const ended = await changeCall(tx.db, row.sid, LIVE_STATUSES, {

@@ -72,8 +72,8 @@ function startVerb(run: Run, verb: Verb, t: number): Outcome {
   }
 }
 
-const BUSY: Omit<End, 'type'> = { status: 'busy', errorCode: null, errorMessage: null };
-const REJECTED: Omit<End, 'type'> = {
+const BUSY: Omit<End, 'type' | 'atMs'> = { status: 'busy', errorCode: null, errorMessage: null };
+const REJECTED: Omit<End, 'type' | 'atMs'> = {
   status: 'failed',
   errorCode: 'rejected',
   errorMessage: 'The call was rejected by its instructions.',
@@ -142,7 +142,7 @@ export function stopVerb(run: Run, t: number): void {
 }
 
 /** Ends the leg at `t`: every recording is emitted before `end`, and nothing runs after. */
-export function endCall(run: Run, t: number, end: Omit<End, 'type'>): void {
+export function endCall(run: Run, t: number, end: Omit<End, 'type' | 'atMs'>): void {
   const state = run.state;
   stopVerb(run, t);
   cutTimeline(state.timeline, t, null);
@@ -151,6 +151,6 @@ export function endCall(run: Run, t: number, end: Omit<End, 'type'>): void {
     emitRecording(run, { ...whole, source: 'outbound_api', endMs: t, statusCallback: null });
     state.callRecording = null;
   }
-  run.effects.push({ type: 'end', ...end });
+  run.effects.push({ type: 'end', ...end, atMs: t });
   state.pending = { kind: 'ended' };
 }

@@ -108,6 +108,8 @@ export type MachineEffect =
       status: 'completed' | 'busy' | 'failed' | 'canceled';
       errorCode: string | null;
       errorMessage: string | null;
+      /** The call time it ended at: the leg's duration, exact even when the driver woke the machine late. */
+      atMs: number;
     };
 
 export interface MachineContext {
