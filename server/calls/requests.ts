@@ -3,13 +3,11 @@
 import type { components } from '../../generated/openapi.js';
 import type { CallRow } from '../store/schema.js';
 import { errors } from '../errors.js';
+import { DEFAULT_TIME_LIMIT, DEFAULT_TIMEOUT, newLeg } from './rows.js';
 
 export type MakeCallInput = components['schemas']['MakeCallRequest'];
 export type UpdateCallInput = components['schemas']['UpdateCallRequest'];
 export type CallInputBody = components['schemas']['CallInputRequest'];
-
-const DEFAULT_TIMEOUT = 60;
-const DEFAULT_TIME_LIMIT = 14400;
 
 /** Exactly one of `a` and `b` present; else a 400 naming the field to fix. */
 export function exactlyOne(body: Record<string, unknown>, a: string, b: string): void {
@@ -44,15 +42,13 @@ function eventsOf(events: MakeCallInput['status_callback_event']): string | null
 }
 
 export function newCallRow(accountSid: string, sid: string, created: string, body: MakeCallInput): CallRow {
-  return {
+  const fields = {
     sid,
     account_sid: accountSid,
-    parent_call_sid: null,
     from_number: body.from,
     to_number: body.to,
     direction: 'outbound-api',
     status: 'queued',
-    answered_by: null,
     url: body.url ?? null,
     // The method that fetches `url`; with inline instructions there is nothing to fetch.
     method: body.url === undefined ? null : (body.method ?? 'POST'),
@@ -64,18 +60,6 @@ export function newCallRow(accountSid: string, sid: string, created: string, bod
     recording_channels: body.recording_channels === 'dual' ? 2 : 1,
     timeout: body.timeout ?? DEFAULT_TIMEOUT,
     time_limit: body.time_limit ?? DEFAULT_TIME_LIMIT,
-    duration: null,
-    start_time: null,
-    end_time: null,
-    price: null,
-    price_unit: 'USD',
-    error_code: null,
-    error_message: null,
-    peer_sid: null,
-    purpose: 'api',
-    machine: null,
-    step: 0,
-    date_created: created,
-    date_updated: created,
-  };
+  } as const;
+  return newLeg(fields, Date.parse(created));
 }

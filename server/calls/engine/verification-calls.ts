@@ -6,7 +6,7 @@ import type { Db, Tx } from '../../store/db.js';
 import type { CallRow } from '../../store/schema.js';
 import type { OtpDelivery } from '../../carrier/otp.js';
 import { insertCall } from './store.js';
-import { newLeg } from './legs.js';
+import { newLeg } from '../rows.js';
 import type { EffectWork } from './work.js';
 import type { LegSeal } from './leg-seal.js';
 
