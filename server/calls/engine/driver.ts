@@ -9,7 +9,7 @@ import type { WebhookService } from '../../webhooks/service.js';
 import type { MachineContext, MachineEffect, MachineEvent, MachineState, Party } from '../machine/types.js';
 import type { Instructions } from '../twiml/verbs.js';
 import { advance, initialState } from '../machine/run.js';
-import { parseTwiml } from '../twiml/parse.js';
+import { parseInlineTwiml } from '../twiml/parse-cache.js';
 import { newSid } from '../../ids.js';
 import { nowIso } from '../../clock.js';
 import { callEvent } from './events.js';
@@ -84,7 +84,7 @@ export class CallDriver {
   ): Promise<CallRow | undefined> {
     let instructions: Instructions | null = null;
     if (row.twiml) {
-      const parsed = parseTwiml(row.twiml, null);
+      const parsed = parseInlineTwiml(row.twiml);
       if (!parsed.ok) {
         await this.finish(tx, row, 'failed', { errorCode: 'invalid_instructions', errorMessage: parsed.error });
         return undefined;
