@@ -15,12 +15,6 @@ interface Pending {
 
 /** At most this many transactions share one commit, so none waits long behind a burst. */
 const MAX_GROUP = 128;
-/**
- * A group takes no more transactions once it has run this long: its transactions run back to back without giving
- * the event loop a turn (their statements are synchronous), and a group of 128 heavy ones (a call's machine step)
- * held timers and sockets for hundreds of milliseconds.
- */
-const MAX_GROUP_MS = 8;
 
 export class GroupCommit {
   private readonly queue: Pending[] = [];
@@ -62,13 +56,12 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      do {
-        // Let the transactions that are ready in this turn of the event loop join the group; between two groups,
-        // let the event loop run what waited on the last one (timers, sockets).
-        await new Promise((resolve) => setImmediate(resolve));
+      // Let the transactions that are ready in this turn of the event loop join the first group.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.queue.length || this.betweenGroups.length) {
         for (const run of this.betweenGroups.splice(0)) run();
         if (this.queue.length) await this.group();
-      } while (this.queue.length || this.betweenGroups.length);
+      }
     } finally {
       this.running = false;
     }
@@ -87,8 +80,7 @@ export class GroupCommit {
     }
     let current: Pending | null = null;
     try {
-      const started = performance.now();
-      for (let n = 0; n < MAX_GROUP && this.queue.length && performance.now() - started < MAX_GROUP_MS; n++) {
+      for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
