@@ -12,7 +12,7 @@ import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import type { PublicUrl } from '../http/public-url.js';
 import { createdRange } from '../http/instant.js';
-import { parseTwiml } from './twiml/parse.js';
+import { parseInlineTwiml } from './twiml/parse-cache.js';
 import { FINAL_CALL_STATUSES, callView, recordingView, type CallRecord } from './view.js';
 import { checkUpdate, exactlyOne, newCallRow } from './requests.js';
 import type { CallInputBody, MakeCallInput, UpdateCallInput } from './requests.js';
@@ -22,7 +22,7 @@ import * as recordings from './store/recordings.js';
 /** Inline instructions are checked whole before they are stored: a 400 names what is wrong with them. */
 function checkTwiml(twiml: string | undefined): void {
   if (twiml === undefined) return;
-  const parsed = parseTwiml(twiml, null);
+  const parsed = parseInlineTwiml(twiml);
   if (!parsed.ok) throw errors.invalidField('twiml', parsed.error);
 }
 

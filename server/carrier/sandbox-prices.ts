@@ -1,7 +1,8 @@
 // The sandbox network's price list, in USD: per SMS segment, per MMS and per RCS message, and per started minute
 // of an outbound call, by destination country; inbound calls at one inbound rate.
-import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
+import type { PhoneNumber } from 'libphonenumber-js';
 import type { CarrierChannel } from './carrier.js';
+import { callDestination, destinationCountry } from './destinations.js';
 
 interface Rates {
   sms: number;
@@ -28,15 +29,6 @@ const PRICES: Record<string, Rates> = {
 const OTHER: Rates = { sms: 0.05, mms: 0.12, rcs: 0.04 };
 
 export const PRICE_UNIT = 'USD';
-
-/** The destination's ISO country, or null when the number does not say. */
-function destinationCountry(
-  to: string,
-  parsed: PhoneNumber | undefined = parsePhoneNumberFromString(to),
-): string | null {
-  if (!parsed) return null;
-  return parsed.country ?? parsed.getPossibleCountries()[0] ?? (parsed.countryCallingCode === '1' ? 'US' : null);
-}
 
 /** What sending one message costs: per segment for SMS, per message for MMS and RCS. */
 export function messagePrice(to: string, channel: CarrierChannel, numSegments: number, parsed?: PhoneNumber): number {
@@ -67,6 +59,6 @@ const VOICE_INBOUND = 0.0085;
 /** What a call leg of `durationS` seconds costs: per started minute (nothing when it was never answered). */
 export function callPrice(to: string, direction: 'inbound' | 'outbound', durationS: number): number {
   const rate =
-    direction === 'inbound' ? VOICE_INBOUND : (VOICE_PER_MINUTE[destinationCountry(to) ?? ''] ?? VOICE_OTHER);
+    direction === 'inbound' ? VOICE_INBOUND : (VOICE_PER_MINUTE[callDestination(to).country ?? ''] ?? VOICE_OTHER);
   return Math.round(rate * Math.ceil(durationS / 60) * 10_000) / 10_000;
 }

@@ -1,7 +1,6 @@
 // The sandbox network's calls: a placed leg becomes a short plan of reports (ringing, then answered, busy,
 // no-answer or failed), each a durable job due after its wait in call time divided by SANDBOX_CALL_SPEED, so a
 // restart loses nothing. The magic destination numbers are the spec's (Calls tag).
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Config } from '../config.js';
 import type { Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
@@ -9,6 +8,7 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import { dateIn } from '../clock.js';
 import type { Answerer, OutboundLeg, VoiceCarrier, VoiceReport, VoiceReports } from './voice.js';
 import { PRICE_UNIT, callPrice } from './sandbox-prices.js';
+import { callDestination } from './destinations.js';
 
 type SandboxVoiceConfig = Pick<Config, 'sandboxCallRingMs' | 'sandboxCallSpeed'>;
 
@@ -64,8 +64,7 @@ export class SandboxVoice implements VoiceCarrier {
   }
 
   private plan(leg: OutboundLeg): Step[] {
-    if (leg.to === '+15005550001' || !parsePhoneNumberFromString(leg.to)?.isPossible())
-      return [{ afterMs: 0, outcome: NOT_FOUND }];
+    if (leg.to === '+15005550001' || !callDestination(leg.to).possible) return [{ afterMs: 0, outcome: NOT_FOUND }];
     const ringing: Step = { afterMs: 0, outcome: { status: 'ringing' } };
     const timeoutMs = leg.timeoutS * 1000;
     const ringMs = this.config.sandboxCallRingMs;

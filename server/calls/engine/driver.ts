@@ -9,6 +9,7 @@ import type { WebhookService } from '../../webhooks/service.js';
 import type { MachineContext, MachineEffect, MachineEvent, MachineState, Party } from '../machine/types.js';
 import type { Instructions } from '../twiml/verbs.js';
 import { advance, initialState } from '../machine/run.js';
+import { parseInlineTwiml } from '../twiml/parse-cache.js';
 import { parseTwiml } from '../twiml/parse.js';
 import { newSid } from '../../ids.js';
 import { nowIso } from '../../clock.js';
@@ -113,7 +114,11 @@ export class CallDriver {
   ): Promise<CallRow | undefined> {
     let instructions: Instructions | null = null;
     if (row.twiml) {
-      const parsed = parseTwiml(this.seal.open(row, 'twiml', row.twiml), null);
+      // A verification leg's instructions hold its code: parsed each time, never kept in the cache.
+      const parsed =
+        row.purpose === 'verification'
+          ? parseTwiml(this.seal.open(row, 'twiml', row.twiml), null)
+          : parseInlineTwiml(row.twiml);
       if (!parsed.ok) {
         await this.finish(tx, row, 'failed', { errorCode: 'invalid_instructions', errorMessage: parsed.error });
         return undefined;

@@ -8,7 +8,7 @@ import type { WebhookService } from '../../webhooks/service.js';
 import type { JobHandling } from '../../jobs/job.js';
 import type { HttpMethod, Instructions } from '../twiml/verbs.js';
 import type { CallEngine, CallInput } from './port.js';
-import { parseTwiml } from '../twiml/parse.js';
+import { parseInlineTwiml } from '../twiml/parse-cache.js';
 import { errors } from '../../errors.js';
 import { nowIso } from '../../clock.js';
 import { LIVE_STATUSES, callBySid, changeCall, insertCall, isLive, voiceNumber } from './store.js';
@@ -82,7 +82,7 @@ export class CallRunner implements CallEngine, VoiceReports {
     const row = await this.live(tx, call);
     let instructions: Instructions | null = null;
     if ('twiml' in change) {
-      const parsed = parseTwiml(change.twiml, null);
+      const parsed = parseInlineTwiml(change.twiml);
       if (!parsed.ok) throw errors.invalidField('twiml', parsed.error);
       instructions = parsed.instructions;
     }

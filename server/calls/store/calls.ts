@@ -3,6 +3,7 @@
 import type { Db, Tx } from '../../store/db.js';
 import type { CallRow, CallStatus } from '../../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../../store/pagination.js';
+import { prepared } from '../../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
 
@@ -17,19 +18,24 @@ export interface CallFilters {
   createdBefore?: string;
 }
 
-export async function insertCall(db: Conn, row: CallRow): Promise<void> {
-  await db.insertInto('calls').values(row).execute();
-}
-
-/** A call of the account; another account's call is as unknown as one that does not exist. */
-export function findCall(db: Conn, accountSid: string, sid: string): Promise<CallRow | undefined> {
-  return db
+// The statements of POST and GET /v1/calls, compiled once (see store/sqlite/prepared.ts).
+const insertRow = prepared((db, row: CallRow) => db.insertInto('calls').values(row));
+const selectOwned = prepared((db, accountSid: string, sid: string) =>
+  db
     .selectFrom('calls')
     .selectAll()
     .where('sid', '=', sid)
     .where('account_sid', '=', accountSid)
-    .where('purpose', '=', 'api')
-    .executeTakeFirst();
+    .where('purpose', '=', 'api'),
+);
+
+export async function insertCall(db: Conn, row: CallRow): Promise<void> {
+  await insertRow.run(db, row);
+}
+
+/** A call of the account; another account's call is as unknown as one that does not exist. */
+export function findCall(db: Conn, accountSid: string, sid: string): Promise<CallRow | undefined> {
+  return selectOwned.first(db, accountSid, sid);
 }
 
 export function listCalls(db: Db, accountSid: string, filters: CallFilters, page: PageRequest): Promise<Page<CallRow>> {
