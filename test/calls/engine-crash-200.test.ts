@@ -1,7 +1,6 @@
 // Two hundred calls live when the server is SIGKILLed, restarted on the same database: every call ends in a final
 // state (resumed to `completed`, or `failed` call_interrupted when its job was running in the dead instance), each
 // with exactly one final event at its status callback, within a deadline.
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { dropPostgresSchema } from '../../server/store/db.js';
 import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
-import { startServerProcess } from '../support/run.js';
+import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { FINAL_STATUSES, holdNumber } from './support.js';
@@ -22,13 +21,6 @@ const CALLS = 200;
 const LONG = '<Response><Pause length="120"/><Say>Goodbye</Say><Hangup/></Response>';
 /** After the restart: the pauses' rest (12 s at most), the interrupted jobs' lease (15 s), and a loaded machine. */
 const DEADLINE_MS = 90_000;
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGKILL');
-  });
-}
 
 describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -57,7 +49,7 @@ describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
     const ready = () => waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
     let server = startServerProcess(env);
     cleanups.push(async () => {
-      if (server.exitCode === null && server.signalCode === null) await kill(server);
+      if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
     });
     await ready();
     const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
@@ -81,7 +73,7 @@ describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
     await waitUntil(async () => answered() === CALLS, 30_000, 'every call to be answered');
     const finalsBefore = receiver.received.filter((w) => FINAL_STATUSES.includes(w.json?.type.slice(5))).length;
     expect(finalsBefore).toBe(0);
-    await kill(server);
+    await killServerProcess(server);
 
     server = startServerProcess(env);
     await ready();

@@ -1,7 +1,6 @@
 // The server SIGKILLed with calls live, then restarted on the same database: every call ends, each with exactly
 // one final event; a call whose instructions fetch was in flight in the dead instance ends `failed`
 // (call_interrupted) once that job's lease is over, the others resume.
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { dropPostgresSchema } from '../../server/store/db.js';
 import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
-import { startServerProcess } from '../support/run.js';
+import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { FAST_CALLS, FINAL_STATUSES, holdNumber, sayThenHangup } from './support.js';
@@ -19,13 +18,6 @@ import { FAST_CALLS, FINAL_STATUSES, holdNumber, sayThenHangup } from './support
 const API_KEY = 'tk_call_crash_test_key_0123456789ab';
 const SPOKEN = 12;
 const FETCHING = 4;
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGKILL');
-  });
-}
 
 describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -56,7 +48,7 @@ describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
     const ready = () => waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
     let server = startServerProcess(env);
     cleanups.push(async () => {
-      if (server.exitCode === null && server.signalCode === null) await kill(server);
+      if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
     });
     await ready();
     const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
@@ -76,7 +68,7 @@ describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
       Array.from({ length: FETCHING }, (_, i) => place(SPOKEN + i, { url: `${receiver.url}/slow` })),
     );
     await waitUntil(async () => receiver.all.filter((r) => r.path === '/slow').length === FETCHING, 20_000);
-    await kill(server);
+    await killServerProcess(server);
 
     server = startServerProcess(env);
     await ready();

@@ -1,6 +1,5 @@
 // The server SIGKILLed mid-pipeline with hundreds of messages in flight, then restarted on the same database:
 // every message reaches a final state, none is sent twice, every status callback arrives at least once.
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,19 +9,12 @@ import { dropPostgresSchema } from '../../server/store/db.js';
 import { loadConfig } from '../../server/config.js';
 import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
-import { startServerProcess } from '../support/run.js';
+import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
 const API_KEY = 'tk_crash_test_key_0123456789abcdef';
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    process.kill(-child.pid!, 'SIGKILL');
-  });
-}
 
 async function ready(url: string): Promise<void> {
   await waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
@@ -74,7 +66,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
 
       let server = startServerProcess(env);
       cleanups.push(async () => {
-        if (server.exitCode === null && server.signalCode === null) await kill(server);
+        if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
       });
       await ready(url);
       const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
@@ -98,7 +90,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
       );
       // Kill it while the pipeline is busy: some callbacks out, most messages still on their way.
       await receiver.waitFor((r) => r.length >= 60, 60_000);
-      await kill(server);
+      await killServerProcess(server);
       const atKill = await statusCounts(engine, config, sids);
       expect(atKill.final).toBeLessThan(MESSAGES);
 

@@ -36,3 +36,11 @@ export function startServerProcess(env: NodeJS.ProcessEnv): ChildProcess {
     stdio: 'ignore',
   });
 }
+
+/** Kills a server started by startServerProcess with SIGKILL (its whole group) and waits until it has exited. */
+export function killServerProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    process.kill(-child.pid!, 'SIGKILL');
+  });
+}

@@ -5,6 +5,7 @@ import type { Updateable } from 'kysely';
 import type { Db, Tx } from '../../store/db.js';
 import type { CallRow, CallStatus, RecordingRow } from '../../store/schema.js';
 import { prepared } from '../../store/sqlite/prepared.js';
+import { RECORDING_META_COLUMNS } from '../store/recordings.js';
 
 type Conn = Db | Tx['db'];
 
@@ -44,22 +45,7 @@ const updateProcessingRecording = prepared((db, sid: string, change: Updateable<
     .set(change)
     .where('sid', '=', sid)
     .where('status', '=', 'processing')
-    .returning([
-      'sid',
-      'account_sid',
-      'call_sid',
-      'source',
-      'status',
-      'channels',
-      'duration',
-      'start_time',
-      'price',
-      'price_unit',
-      'error_code',
-      'status_callback',
-      'date_created',
-      'date_updated',
-    ]),
+    .returning(RECORDING_META_COLUMNS),
 );
 const selectVoiceNumber = prepared((db, phoneNumber: string) =>
   db

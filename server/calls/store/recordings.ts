@@ -5,7 +5,8 @@ import { paginate, type Page, type PageRequest } from '../../store/pagination.js
 
 export type RecordingMeta = Omit<RecordingRow, 'audio' | 'segments'>;
 
-const META_COLUMNS = [
+/** The columns of a recording but its audio and segments (what the API and its events show). */
+export const RECORDING_META_COLUMNS = [
   'sid',
   'account_sid',
   'call_sid',
@@ -31,7 +32,7 @@ export function listRecordings(
 ): Promise<Page<RecordingMeta>> {
   const query = db
     .selectFrom('recordings')
-    .select(META_COLUMNS)
+    .select(RECORDING_META_COLUMNS)
     .where('call_sid', '=', callSid)
     .where('account_sid', '=', accountSid);
   return paginate(query, page);
