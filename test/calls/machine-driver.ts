@@ -20,7 +20,7 @@ import type {
   MachineEvent,
   MachineState,
 } from '../../server/calls/machine/types.js';
-import { advance, initialState } from '../../server/calls/machine/run.js';
+import { advance, initialState, nextEffectAtMs } from '../../server/calls/machine/run.js';
 import type { Segment } from '../../server/calls/audio/timeline.js';
 
 // Verbs built directly with Twilio's defaults (the TwiML parser is written elsewhere).
@@ -118,18 +118,25 @@ export const testContext = (): MachineContext => {
   };
 };
 
-/** Runs a call to its end (or until nothing more can happen). */
+/**
+ * Runs a call to its end (or until nothing more can happen). It runs it twice: waking the machine at every
+ * `wakeAtMs`, and only at `nextEffectAtMs` as the engine does; both must do the same things at the same times.
+ */
 export function drive(scenario: Scenario): Run {
-  const run = runMachine(scenario);
+  const run = runMachine(scenario, 'every');
+  const lazily = runMachine(scenario, 'effects');
+  const seen = (r: Omit<Run, 'timeline'>) => r.emitted.filter((e) => e.effect.type !== 'played');
+  expect(seen(lazily)).toEqual(seen(run));
   // The machine keeps only what an open recording needs: the same call recorded whole shows all it sounded like.
   const whole = scenario.input?.recordCall
     ? run
-    : runMachine({ ...scenario, input: { ...scenario.input, recordCall: { channels: 1 } } });
+    : runMachine({ ...scenario, input: { ...scenario.input, recordCall: { channels: 1 } } }, 'every');
   const recorded = whole.of('recorded').find((r) => r.recording.source === 'outbound_api');
   return { ...run, timeline: recorded?.segments ?? whole.state.timeline };
 }
 
-function runMachine(scenario: Scenario): Omit<Run, 'timeline'> {
+/** `every`: a timer at each wake-up the machine asks for; `effects`: only at those where it would do something. */
+function runMachine(scenario: Scenario, wakes: 'every' | 'effects'): Omit<Run, 'timeline'> {
   const ctx = testContext();
   let state = initialState({
     instructions: null,
@@ -143,7 +150,7 @@ function runMachine(scenario: Scenario): Omit<Run, 'timeline'> {
   const emitted: Emitted[] = [];
   for (let steps = 0; steps < 100_000; steps++) {
     queue.sort((a, b) => a.atMs - b.atMs);
-    const wake = state.wakeAtMs;
+    const wake = wakes === 'every' ? state.wakeAtMs : nextEffectAtMs(state);
     const next = queue[0] !== undefined && (wake === null || queue[0].atMs <= wake) ? queue.shift() : undefined;
     if (next === undefined && wake === null) break;
     const atMs = next?.atMs ?? wake!;

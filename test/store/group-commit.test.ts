@@ -59,6 +59,31 @@ describe('transactions grouped into one SQLite commit', () => {
     });
   });
 
+  it('gives the event loop a turn between groups: a timer due during a long burst runs before the burst ends', async () => {
+    const store = await open();
+    const busyMs = 2;
+    let committed = 0;
+    let committedWhenTimerRan = -1;
+    setTimeout(() => (committedWhenTimerRan = committed), 0);
+    // 100 transactions of 2 ms each: one group taking them all would hold the event loop for 200 ms.
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        store
+          .transaction(async (tx) => {
+            await tx.db
+              .insertInto('server_settings')
+              .values({ name: `t${i}`, value: '1' })
+              .execute();
+            for (const until = performance.now() + busyMs; performance.now() < until;);
+          })
+          .then(() => (committed += 1)),
+      ),
+    );
+    expect(committed).toBe(100);
+    expect(committedWhenTimerRan).toBeGreaterThan(0);
+    expect(committedWhenTimerRan).toBeLessThan(20);
+  });
+
   it('sees its own writes inside the transaction and nothing of a rolled-back one', async () => {
     const store = await open();
     const [, seen] = await Promise.allSettled([

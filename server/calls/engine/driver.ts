@@ -8,7 +8,7 @@ import type { VoiceCarrier } from '../../carrier/voice.js';
 import type { WebhookService } from '../../webhooks/service.js';
 import type { MachineContext, MachineEffect, MachineEvent, MachineState, Party } from '../machine/types.js';
 import type { Instructions } from '../twiml/verbs.js';
-import { advance, initialState } from '../machine/run.js';
+import { advance, initialState, nextEffectAtMs } from '../machine/run.js';
 import { parseInlineTwiml } from '../twiml/parse-cache.js';
 import { parseTwiml } from '../twiml/parse.js';
 import { newSid } from '../../ids.js';
@@ -70,8 +70,8 @@ export class CallDriver {
     const machine = this.seal.close(row, 'machine', JSON.stringify(step.state));
     const saved = await saveMachine(tx.db, row.sid, row.step, machine, nowIso(tx.clock));
     if (!saved) return 'moved on';
-    // A leg that ends needs no next run.
-    if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, step.state.wakeAtMs);
+    // A leg that ends needs no next run; one that goes on runs next when its machine would do something outside.
+    if (!step.effects.some((e) => e.type === 'end')) await this.work.scheduleRun(tx, saved, nextEffectAtMs(step.state));
     for (const effect of step.effects) await this.act(tx, saved, effect);
   }
 

@@ -57,6 +57,38 @@ export function advance(state: MachineState, event: MachineEvent, nowMs: number,
   return { state: run.state, effects: run.effects };
 }
 
+/** Wake-ups looked through at most by `nextEffectAtMs` before it settles for the last one it reached. */
+const MAX_LOOKAHEAD_TIMERS = 64;
+
+/**
+ * The call time of the first wake-up at which the machine would do something outside itself (an effect other than a
+ * sound nobody on the platform hears), or null when only an outside event can move it on. The wake-ups before it
+ * change only the machine's own state, and any event catches them up at their own times (see `advance`), so its
+ * driver need not run them one by one: a `<Say loop="8">` is one wake-up, not eight.
+ */
+export function nextEffectAtMs(state: MachineState): number | null {
+  if (state.wakeAtMs === null || pendingOf(state).kind === 'ended') return state.wakeAtMs;
+  const run: Run = { state: structuredClone(state), effects: [], ctx: LOOKAHEAD_CONTEXT };
+  const heard = state.party.kind === 'peer';
+  for (let timers = 0; timers < MAX_LOOKAHEAD_TIMERS; timers++) {
+    const due = run.state.wakeAtMs;
+    if (due === null) return null;
+    run.state.nowMs = due;
+    onTimer(run, due);
+    if (run.effects.some((effect) => heard || effect.type !== 'played')) return due;
+    run.effects.length = 0;
+    run.state.wakeAtMs = wakeAtMs(run.state);
+  }
+  return run.state.wakeAtMs;
+}
+
+/** What the look-ahead makes is thrown away with it: the step that runs those wake-ups makes its own. */
+const LOOKAHEAD_CONTEXT: MachineContext = {
+  newRecordingSid: () => 'lookahead',
+  newCallSid: () => 'lookahead',
+  recordingUrl: () => 'lookahead',
+};
+
 /** Delivers the timers due by `t`, each at its own time; true when there was one. */
 function catchUp(run: Run, t: number): boolean {
   const state = run.state;

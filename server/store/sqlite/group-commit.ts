@@ -15,6 +15,11 @@ interface Pending {
 
 /** At most this many transactions share one commit, so none waits long behind a burst. */
 const MAX_GROUP = 128;
+/**
+ * A group takes no more transactions once it has run this long (real time): the group runs without giving the event
+ * loop a turn (SQLite answers at once), so this bounds how late it makes a request or a timer.
+ */
+const MAX_GROUP_MS = 4;
 
 export class GroupCommit {
   private readonly queue: Pending[] = [];
@@ -61,6 +66,8 @@ export class GroupCommit {
       while (this.queue.length || this.betweenGroups.length) {
         for (const run of this.betweenGroups.splice(0)) run();
         if (this.queue.length) await this.group();
+        // The next group waits for the event loop's turn: requests and timers go between two groups.
+        if (this.queue.length) await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       this.running = false;
@@ -80,7 +87,8 @@ export class GroupCommit {
     }
     let current: Pending | null = null;
     try {
-      for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
+      const started = performance.now();
+      for (let n = 0; n < MAX_GROUP && this.queue.length && performance.now() - started < MAX_GROUP_MS; n++) {
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
         this.file.prepare('savepoint grouped').run();
