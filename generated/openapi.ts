@@ -638,8 +638,6 @@ export interface paths {
          * List proxy sessions
          * @description Lists your account's proxy sessions, newest first, including closed ones.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["listProxySessions"];
         put?: never;
@@ -663,8 +661,6 @@ export interface paths {
          *
          *     Supports `Idempotency-Key`.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         post: operations["createProxySession"];
         delete?: never;
@@ -687,8 +683,6 @@ export interface paths {
          * Fetch a proxy session
          * @description Fetches one session with its participants and their proxy numbers.
          *
-         *     Not implemented yet in this build: answers 501 not_implemented.
-         *
          */
         get: operations["getProxySession"];
         put?: never;
@@ -698,8 +692,6 @@ export interface paths {
          * @description Ends the session: relaying stops at once, its proxy numbers are free for other sessions,
          *     and it stays fetchable as `closed` with `closed_reason` `ended` and `date_ended` set.
          *     Ending a session that has already ended changes nothing and also answers 204.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         delete: operations["endProxySession"];
@@ -721,8 +713,6 @@ export interface paths {
         /**
          * List a session's interactions
          * @description Lists the messages and calls relayed in one session, newest first.
-         *
-         *     Not implemented yet in this build: answers 501 not_implemented.
          *
          */
         get: operations["listProxyInteractions"];
@@ -1281,6 +1271,10 @@ export interface components {
             ttl?: number;
             /** @default voice-and-message */
             mode?: components["schemas"]["ProxySessionMode"];
+            /** @description Receives the session's events: `proxy.interaction.created`, `proxy.interaction.updated`
+             *     and `proxy.session.closed` (see Webhooks).
+             *      */
+            callback_url?: components["schemas"]["HttpUrl"];
         };
         HealthStatus: {
             /** @enum {string} */
@@ -1713,8 +1707,22 @@ export interface components {
              * @enum {string}
              */
             status: "in-progress" | "completed" | "failed";
+            /** @description The relayed message's media URLs; empty for calls and text-only messages. */
+            media_url: string[];
+            /** @description What the participant sent: the inbound message (`SM...`) or the inbound call leg
+             *     (`CA...`) received at their proxy number.
+             *      */
+            inbound_sid: string;
+            /** @description What went to the other participant: the relayed message or the bridged call leg; null
+             *     when nothing could be sent.
+             *      */
+            outbound_sid: string | null;
+            /** @description A bridged call's length in whole seconds, once it ended; null for messages. */
+            duration: number | null;
             /** Format: date-time */
             date_created: string;
+            /** Format: date-time */
+            date_updated: string;
         };
         /** @description A page of a session's interactions, newest first. */
         ProxyInteractionList: {
@@ -1768,6 +1776,8 @@ export interface components {
              * @enum {string|null}
              */
             closed_reason: "ended" | "ttl_expired" | "number_released" | null;
+            /** @description Where the session's events go; null when none. */
+            callback_url: string | null;
             participants: components["schemas"]["ProxyParticipant"][];
             /** Format: date-time */
             date_created: string;
@@ -4167,6 +4177,7 @@ export interface operations {
                      *           "ttl": 86400,
                      *           "date_expiry": "2025-06-03T13:04:30Z",
                      *           "closed_reason": null,
+                     *           "callback_url": "https://app.example.com/proxy/events",
                      *           "participants": [
                      *             {
                      *               "sid": "KP7ff86c5f1e371bb6e99d0d161f7d4ba5",
@@ -4196,7 +4207,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     createProxySession: {
@@ -4270,6 +4280,7 @@ export interface operations {
                      *       "ttl": 86400,
                      *       "date_expiry": "2025-06-03T13:00:00Z",
                      *       "closed_reason": null,
+                     *       "callback_url": "https://app.example.com/proxy/events",
                      *       "participants": [
                      *         {
                      *           "sid": "KP7ff86c5f1e371bb6e99d0d161f7d4ba5",
@@ -4300,7 +4311,6 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getProxySession: {
@@ -4330,6 +4340,7 @@ export interface operations {
                      *       "ttl": 86400,
                      *       "date_expiry": null,
                      *       "closed_reason": "ended",
+                     *       "callback_url": "https://app.example.com/proxy/events",
                      *       "participants": [
                      *         {
                      *           "sid": "KP7ff86c5f1e371bb6e99d0d161f7d4ba5",
@@ -4357,7 +4368,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     endProxySession: {
@@ -4385,7 +4395,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listProxyInteractions: {
@@ -4420,8 +4429,13 @@ export interface operations {
                      *           "from_participant_sid": "KPbc5442835cba622a679b332555b33c07",
                      *           "to_participant_sid": "KP7ff86c5f1e371bb6e99d0d161f7d4ba5",
                      *           "body": null,
+                     *           "media_url": [],
                      *           "status": "completed",
-                     *           "date_created": "2025-06-02T13:06:10Z"
+                     *           "inbound_sid": "CAf1e2d3c4b5a69788796a5b4c3d2e1f00",
+                     *           "outbound_sid": "CA0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *           "duration": 74,
+                     *           "date_created": "2025-06-02T13:06:10Z",
+                     *           "date_updated": "2025-06-02T13:07:30Z"
                      *         },
                      *         {
                      *           "sid": "KI6b4443f898fa9ac0d0cf961a11c3c1af",
@@ -4430,8 +4444,13 @@ export interface operations {
                      *           "from_participant_sid": "KP7ff86c5f1e371bb6e99d0d161f7d4ba5",
                      *           "to_participant_sid": "KPbc5442835cba622a679b332555b33c07",
                      *           "body": "I'm at the side entrance.",
+                     *           "media_url": [],
                      *           "status": "completed",
-                     *           "date_created": "2025-06-02T13:04:30Z"
+                     *           "inbound_sid": "SM5d1f9a0c3e7b2a4f6c8e0d2b4a6c8e0f",
+                     *           "outbound_sid": "SM9c7e5a3b1d0f2e4c6a8b0d2f4e6a8c0b",
+                     *           "duration": null,
+                     *           "date_created": "2025-06-02T13:04:30Z",
+                     *           "date_updated": "2025-06-02T13:04:31Z"
                      *         }
                      *       ],
                      *       "next_page_token": null
@@ -4445,7 +4464,6 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     injectInboundMessage: {

@@ -290,6 +290,61 @@ export interface RecordingRow {
   date_updated: string;
 }
 
+export type ProxySessionStatus = 'open' | 'in-progress' | 'closed' | 'failed';
+
+/** A proxy session (server/proxy). `date_ended` null means open or in progress. */
+export interface ProxySessionRow {
+  sid: string;
+  account_sid: string;
+  unique_name: string | null;
+  status: ProxySessionStatus;
+  mode: 'message-only' | 'voice-only' | 'voice-and-message';
+  /** Seconds of inactivity (from creation or the last interaction) after which it closes. */
+  ttl: number;
+  callback_url: string | null;
+  /** When it closes unless something happens first; null once ended. */
+  date_expiry: string | null;
+  closed_reason: 'ended' | 'ttl_expired' | 'number_released' | null;
+  date_created: string;
+  date_updated: string;
+  date_ended: string | null;
+}
+
+export interface ProxyParticipantRow {
+  sid: string;
+  session_sid: string;
+  account_sid: string;
+  /** 0 or 1, in the order given at creation. */
+  position: number;
+  /** The participant's real number (E.164). */
+  identifier: string;
+  /** The account's number this participant talks to. */
+  proxy_identifier: string;
+  friendly_name: string | null;
+  /** 1 while the session has not ended (the pair is taken), else 0. */
+  open: number;
+}
+
+export interface ProxyInteractionRow {
+  sid: string;
+  session_sid: string;
+  account_sid: string;
+  type: 'message' | 'call';
+  from_participant_sid: string;
+  to_participant_sid: string;
+  body: string | null;
+  /** JSON array of URLs. */
+  media_url: string;
+  status: 'in-progress' | 'completed' | 'failed';
+  /** The participant's inbound message or call leg. */
+  inbound_sid: string;
+  /** The relayed message or the bridged leg; null when nothing could be sent. */
+  outbound_sid: string | null;
+  duration: number | null;
+  date_created: string;
+  date_updated: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -309,4 +364,7 @@ export interface Database {
   sandbox_otp_deliveries: SandboxOtpDeliveryRow;
   calls: CallRow;
   recordings: RecordingRow;
+  proxy_sessions: ProxySessionRow;
+  proxy_participants: ProxyParticipantRow;
+  proxy_interactions: ProxyInteractionRow;
 }

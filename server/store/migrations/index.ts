@@ -13,6 +13,7 @@ import * as sealedSecrets from './009_sealed_secrets.js';
 import * as claimCounts from './010_claim_counts.js';
 import * as rateLimits from './011_rate_limits.js';
 import * as calls from './012_calls.js';
+import * as proxy from './013_proxy.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -35,6 +36,7 @@ const MIGRATIONS: [string, Up][] = [
   ['010_claim_counts', claimCounts.up],
   ['011_rate_limits', rateLimits.up],
   ['012_calls', calls.up],
+  ['013_proxy', proxy.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
