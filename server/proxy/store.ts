@@ -1,7 +1,7 @@
 // SQL of the proxy tables (migration 013) that both sides of the feature share: the sessions' API and pool
 // (sessions.ts) and the relay (relay.ts). Each side keeps its own statements beside it; these are the common ones.
 import type { Db, Tx } from '../store/db.js';
-import type { ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
+import type { ProxyInteractionRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
@@ -36,4 +36,45 @@ export function openParticipant(
   proxyIdentifier: string,
 ): Promise<ProxyParticipantRow | undefined> {
   return selectOpenPair.first(db, proxyIdentifier, identifier);
+}
+
+const insertInteractionRow = prepared((db, row: ProxyInteractionRow) =>
+  db.insertInto('proxy_interactions').values(row),
+);
+const selectByOutbound = prepared((db, outboundSid: string) =>
+  db.selectFrom('proxy_interactions').selectAll().where('outbound_sid', '=', outboundSid),
+);
+
+/** Records a relayed message or call (the relay's, in the transaction that relays it). */
+export async function insertInteraction(db: Conn, row: ProxyInteractionRow): Promise<void> {
+  await insertInteractionRow.run(db, row);
+}
+
+/** The interaction whose relayed message or bridged leg is `outboundSid`, if any. */
+export function interactionByOutbound(db: Conn, outboundSid: string): Promise<ProxyInteractionRow | undefined> {
+  return selectByOutbound.first(db, outboundSid);
+}
+
+/** Changes an interaction (status, duration, outbound sid); its new row. */
+export function updateInteraction(
+  db: Conn,
+  sid: string,
+  changes: Partial<Pick<ProxyInteractionRow, 'status' | 'duration' | 'outbound_sid' | 'date_updated'>>,
+): Promise<ProxyInteractionRow | undefined> {
+  return db.updateTable('proxy_interactions').set(changes).where('sid', '=', sid).returningAll().executeTakeFirst();
+}
+
+/**
+ * An interaction happened at `at` (ISO): an open session becomes `in-progress`, and its expiry slides to `ttl`
+ * seconds after it. Nothing for a session that has ended; its new row otherwise.
+ */
+export function touchSession(db: Conn, session: ProxySessionRow, at: string): Promise<ProxySessionRow | undefined> {
+  const expiry = new Date(Date.parse(at) + Number(session.ttl) * 1000).toISOString();
+  return db
+    .updateTable('proxy_sessions')
+    .set({ status: 'in-progress', date_expiry: expiry, date_updated: at })
+    .where('sid', '=', session.sid)
+    .where('date_ended', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
 }
