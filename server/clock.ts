@@ -14,17 +14,29 @@ export const systemClock: Clock = { now: () => Date.now() };
  * compare through one database, not the domain's: a test moving its clock must not take work in flight for lost.
  */
 export function leaseUntil(ms: number): string {
-  return new Date(systemClock.now() + ms).toISOString();
+  return isoOf(systemClock.now() + ms);
 }
 
 /** Now in the time leases are kept in (see leaseUntil). */
 export function leaseNow(): string {
-  return new Date(systemClock.now()).toISOString();
+  return isoOf(systemClock.now());
 }
 
 // Timestamps are ISO 8601 UTC strings with milliseconds everywhere (they sort as text in both databases).
 export function nowIso(clock: Clock): string {
-  return new Date(clock.now()).toISOString();
+  return isoOf(clock.now());
+}
+
+// The last instant written out: under load, many readings in a row fall in the same millisecond.
+let lastMs = Number.NaN;
+let lastIso = '';
+
+function isoOf(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** The clock's time `ms` from now (when a job is due). */

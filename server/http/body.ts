@@ -13,18 +13,19 @@ export const MAX_FORM_FIELDS = 2000;
 export const MAX_BODY_DEPTH = 32;
 const FORM = /^application\/x-www-form-urlencoded\b/i;
 
-/** Whether `value` nests objects and arrays more than `max` levels deep (walked without recursion). */
+/**
+ * Whether `value` nests objects and arrays more than `max` levels deep. The recursion stops at `max` levels, so it
+ * never goes deeper than that whatever the body; a wide array is walked by a loop.
+ */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
-  let level: unknown[] = [value];
-  for (let depth = 0; level.length; depth++) {
-    const next: unknown[] = [];
-    for (const item of level) {
-      if (item === null || typeof item !== 'object') continue;
-      if (depth >= max) return true;
-      // A loop, not push(...children): a 1 MB array would overflow the arguments of one call.
-      for (const child of Array.isArray(item) ? item : Object.values(item)) next.push(child);
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestedDeeperThan(item, max - 1)) return true;
+  } else {
+    for (const key in value) {
+      if (Object.hasOwn(value, key) && nestedDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
     }
-    level = next;
   }
   return false;
 }

@@ -6,8 +6,23 @@ import { refusedAddress, type PrivateAddressPolicy } from './address-guard.js';
 
 export type { PrivateAddressPolicy } from './address-guard.js';
 
+/** URLs judged lately, by policy: an application gives the same few callback URLs on every request. */
+const judged = new Map<string, string | null>();
+const MAX_JUDGED = 1024;
+
 /** Why `url` may not be stored or called under `policy`, or null when it may. */
 export function checkUrl(url: string, policy: PrivateAddressPolicy): string | null {
+  const key = `${policy} ${url}`;
+  let verdict = judged.get(key);
+  if (verdict === undefined) {
+    verdict = judge(url, policy);
+    if (judged.size >= MAX_JUDGED) judged.clear();
+    judged.set(key, verdict);
+  }
+  return verdict;
+}
+
+function judge(url: string, policy: PrivateAddressPolicy): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);

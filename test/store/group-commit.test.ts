@@ -64,12 +64,13 @@ describe('transactions grouped into one SQLite commit', () => {
     const busyMs = 2;
     let committed = 0;
     let committedWhenTimerRan = -1;
-    setTimeout(() => (committedWhenTimerRan = committed), 0);
-    // 100 transactions of 2 ms each: one group taking them all would hold the event loop for 200 ms.
+    // 100 transactions of 2 ms each: one group taking them all would hold the event loop for 200 ms. The first
+    // sets a timer, due at once: it runs when the event loop next gets a turn.
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         store
           .transaction(async (tx) => {
+            if (i === 0) setTimeout(() => (committedWhenTimerRan = committed), 0);
             await tx.db
               .insertInto('server_settings')
               .values({ name: `t${i}`, value: '1' })

@@ -75,11 +75,12 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     await after.close();
 
     const store = await db.open();
-    expect((await applied(store)).slice(-4)).toEqual([
+    expect((await applied(store)).slice(-5)).toEqual([
       '009_sealed_secrets',
       '010_claim_counts',
       '011_rate_limits',
       '012_calls',
+      '013_proxy',
     ]);
     expect(await hasColumn(store, 'message_queue_counts', 'queued')).toBe(true);
     expect(await hasColumn(store, 'jobs', 'claims')).toBe(true);

@@ -26,6 +26,8 @@ export class GroupCommit {
   /** Work for the connection outside any transaction (see `between`). */
   private readonly betweenGroups: (() => void)[] = [];
   private running = false;
+  /** The savepoint statements every grouped transaction runs, compiled once (SQLite compiles at each prepare). */
+  private readonly savepoint: { open: SQLite.Statement; release: SQLite.Statement; undo: SQLite.Statement };
 
   constructor(
     private readonly db: Db,
@@ -33,7 +35,13 @@ export class GroupCommit {
     private readonly file: SQLite.Database,
     private readonly signals: EventEmitter,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.savepoint = {
+      open: file.prepare('savepoint grouped'),
+      release: file.prepare('release savepoint grouped'),
+      undo: file.prepare('rollback to savepoint grouped'),
+    };
+  }
 
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -91,7 +99,7 @@ export class GroupCommit {
       for (let n = 0; n < MAX_GROUP && this.queue.length && performance.now() - started < MAX_GROUP_MS; n++) {
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
-        this.file.prepare('savepoint grouped').run();
+        this.savepoint.open.run();
         try {
           const result = await item.fn({
             db: trx,
@@ -99,11 +107,11 @@ export class GroupCommit {
             signals: this.signals,
             clock: this.clock,
           });
-          this.file.prepare('release savepoint grouped').run();
+          this.savepoint.release.run();
           done.push({ item, result, hooks });
         } catch (err) {
-          this.file.prepare('rollback to savepoint grouped').run();
-          this.file.prepare('release savepoint grouped').run();
+          this.savepoint.undo.run();
+          this.savepoint.release.run();
           item.reject(err);
         }
         current = null;
