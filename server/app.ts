@@ -57,7 +57,7 @@ function createApp(services: Services): Express {
       ignorePaths: /^\/docs\/assets\//,
     }),
   );
-  mountSystemRoutes(app, store, metrics.registry);
+  mountSystemRoutes(app, store, metrics.registry, config.publicUrl);
   mountOperations(app, handlers, services);
   app.use((_req, _res, next) => next(errors.noSuchRoute()));
   app.use(problemMiddleware);

@@ -1,7 +1,7 @@
 // Public routes: the spec, its reference page, the problem pages, health, readiness and metrics. None needs an API key.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
@@ -30,10 +30,39 @@ const DOCS_PAGE = `<!doctype html>
 </body>
 </html>`;
 
-export function mountSystemRoutes(app: Express, store: Store, registry: Registry): void {
-  const spec = loadSpec();
-  app.get('/openapi.json', (_req, res) => void res.type('application/json').send(spec.json));
-  app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
+/** A Host header as clients send it (a name or an address, and a port): anything else is not echoed into the spec. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/** The spec as served at one address: its `servers` entry is that address, so "Try it out" calls this server. */
+class ServedSpec {
+  private readonly byBase = new Map<string, { json: string; yaml: string }>();
+  private readonly document = loadSpec().document;
+  private readonly yaml = loadSpec().yaml;
+
+  constructor(private readonly publicUrl: string | null) {}
+
+  /** The JSON and YAML for a request (PUBLIC_URL, else the scheme and Host it came with). */
+  for(req: Request): { json: string; yaml: string } {
+    const host = req.get('host') ?? '';
+    const base = this.publicUrl ?? (HOST.test(host) ? `${req.protocol}://${host}` : 'http://localhost:3000');
+    let served = this.byBase.get(base);
+    if (!served) {
+      served = {
+        json: JSON.stringify({ ...this.document, servers: [{ url: base }] }),
+        yaml: this.yaml.replace(/^servers:\n(?: {2}- url: .*\n)+/m, `servers:\n  - url: ${base}\n`),
+      };
+      // A few addresses in practice; a client inventing Host headers gets its copy made each time.
+      if (this.byBase.size < 16) this.byBase.set(base, served);
+    }
+    return served;
+  }
+}
+
+export function mountSystemRoutes(app: Express, store: Store, registry: Registry, publicUrl: string | null): void {
+  const spec = new ServedSpec(publicUrl);
+  app.get('/', (_req, res) => res.redirect(302, '/docs'));
+  app.get('/openapi.json', (req, res) => void res.type('application/json').send(spec.for(req).json));
+  app.get('/openapi.yaml', (req, res) => void res.type('application/yaml').send(spec.for(req).yaml));
   app.get('/docs', (_req, res) => void res.type('text/html').send(DOCS_PAGE));
   app.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
   mountProblemPages(app);
