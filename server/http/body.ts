@@ -11,7 +11,7 @@ const BODY_LIMIT = '1mb';
 export const MAX_FORM_FIELDS = 2000;
 /** Nesting of objects and arrays in a body, JSON or form (`a[b][c]=`); the API's own bodies need three. */
 export const MAX_BODY_DEPTH = 32;
-const FORM = /^application\/x-www-form-urlencoded\b/i;
+export const FORM = /^application\/x-www-form-urlencoded\b/i;
 
 /**
  * Whether `value` nests objects and arrays more than `max` levels deep. The recursion stops at `max` levels, so it

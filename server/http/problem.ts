@@ -1,8 +1,8 @@
 // The one error middleware: our own errors, then the validator's and body parser's, then anything unknown.
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, errors, problemTypeUri, type FieldError } from '../errors.js';
-import { emptyTrailingParameter } from './spec.js';
-import { MAX_BODY_DEPTH, MAX_FORM_FIELDS } from './body.js';
+import { emptyTrailingParameter, findOperation } from './spec.js';
+import { FORM, MAX_BODY_DEPTH, MAX_FORM_FIELDS } from './body.js';
 
 interface ValidatorError {
   status: number;
@@ -47,7 +47,8 @@ function fromValidator(err: ValidatorError, req: Request): ApiError {
       const detail = fieldErrors.length
         ? fieldErrors.map((e) => `${e.field}: ${e.message}`).join('; ') + more
         : err.message;
-      return errors.invalidRequest(detail, fieldErrors.length ? fieldErrors : undefined);
+      const hint = hintFor(req, all);
+      return errors.invalidRequest(hint ? `${detail}. ${hint}` : detail, fieldErrors.length ? fieldErrors : undefined);
     }
     case 401:
       return errors.missingApiKey();
@@ -65,6 +66,47 @@ function fromValidator(err: ValidatorError, req: Request): ApiError {
       // A client error the validator may add one day is still the client's, never a 500.
       return err.status >= 400 && err.status < 500 ? errors.invalidRequest(err.message) : errors.internal();
   }
+}
+
+/** The value a validator error points at (`/query/to`, `/body/from`), when it is a top-level string. */
+function valueAt(req: Request, path: string): unknown {
+  const match = /^\.?\/?(body|query)[/.]([^/.]+)$/.exec(path);
+  if (!match) return undefined;
+  const source = (match[1] === 'body' ? req.body : req.query) as Record<string, unknown> | undefined;
+  return source && typeof source === 'object' ? source[match[2]] : undefined;
+}
+
+/** What the common mistakes behind a 400 are, said as their fix; null when none applies. */
+function hintFor(req: Request, all: { path: string; message: string }[]): string | null {
+  if (
+    all.some((e) => {
+      const value = valueAt(req, e.path);
+      return typeof value === 'string' && /^ \d/.test(value);
+    })
+  ) {
+    return 'A phone number arrived with a leading space: a `+` sent unencoded in a query or form means a space, encode it as %2B.';
+  }
+  const body = req.body as unknown;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const keys = Object.keys(body);
+  if (FORM.test(req.headers['content-type'] ?? '') && keys.some((key) => key.trimStart().startsWith('{'))) {
+    return 'This form body looks like JSON: set Content-Type: application/json (curl -d sends a form otherwise).';
+  }
+  // Twilio's PascalCase names (From, To, Body, StatusCallback) where this operation takes snake_case ones.
+  const schema: Record<string, { default?: unknown }> =
+    findOperation(req.method, req.originalUrl.split('?')[0])?.bodySchema?.properties ?? {};
+  const properties = Object.keys(schema);
+  const renamed = keys
+    .map((key) => key.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase())
+    .filter((name, i) => name !== keys[i] && properties.includes(name) && !keys.includes(name));
+  if (renamed.length) return `Field names are lowercase here: ${renamed.map((n) => `\`${n}\``).join(', ')}.`;
+  const missing = all
+    .map((e) => /must have required property '([^']+)'/.exec(e.message)?.[1])
+    .filter((name): name is string => name !== undefined);
+  // The validator has filled in the defaults by now: a body of nothing else was empty as sent.
+  const sent = keys.filter((key) => schema[key]?.default === undefined || schema[key].default !== (body as any)[key]);
+  if (missing.length && !sent.length) return `Send a JSON object with ${missing.map((n) => `\`${n}\``).join(', ')}.`;
+  return null;
 }
 
 /** The content codings body-parser decompresses on Node 20 (zstd needs Node 22.15). */
