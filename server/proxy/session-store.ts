@@ -28,13 +28,8 @@ const selectPool = prepared((db, accountSid: string) =>
     .where('account_sid', '=', accountSid)
     .orderBy('phone_number'),
 );
-// Served by the partial index proxy_sessions_open_name, which holds exactly the sessions not ended.
-const countOpen = prepared((db, accountSid: string) =>
-  db
-    .selectFrom('proxy_sessions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_sid', '=', accountSid)
-    .where('date_ended', 'is', null),
+const selectOpenCount = prepared((db, accountSid: string) =>
+  db.selectFrom('proxy_open_counts').select('open').where('account_sid', '=', accountSid),
 );
 const selectOwned = prepared((db, accountSid: string, sid: string) =>
   db.selectFrom('proxy_sessions').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid),
@@ -99,8 +94,9 @@ export function poolOf(db: Conn, accountSid: string): Promise<PoolNumber[]> {
   return selectPool.all(db, accountSid);
 }
 
+/** How many sessions of the account have not ended (kept by triggers, migration 014_proxy_open_counts). */
 export async function countOpenSessions(db: Conn, accountSid: string): Promise<number> {
-  return Number((await countOpen.first(db, accountSid))?.n ?? 0);
+  return Number((await selectOpenCount.first(db, accountSid))?.open ?? 0);
 }
 
 export function ownedSession(db: Conn, accountSid: string, sid: string): Promise<ProxySessionRow | undefined> {

@@ -10,7 +10,6 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import type { JobHandling } from '../jobs/job.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
-import { lockAccountQuota } from '../store/account-lock.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { interactionView, sessionView, type ProxyInteractionRecord, type ProxySessionRecord } from './view.js';
 import { participantsOf } from './store.js';
@@ -75,13 +74,12 @@ export class ProxySessionService {
         date_updated: created,
         date_ended: null,
       };
-      // The session first, then its pairs, then the quota: see assignProxyNumbers for the order of the pairs, and the
-      // quota's lock (PostgreSQL) is held for the shortest time, by a transaction that waits for nothing else.
+      // Counted by the insert's trigger, which on PostgreSQL holds the account's count row until this transaction
+      // ends: concurrent creations of one account take turns, and the quota is exact.
       if (!(await sessions.insertSession(tx.db, row))) throw errors.uniqueNameInUse(row.unique_name!);
-      const participants = await assignProxyNumbers(tx, this.store.dialect, row, input.participants, pool);
-      await lockAccountQuota(tx, this.store.dialect, 'proxy_sessions', accountSid);
       if ((await sessions.countOpenSessions(tx.db, accountSid)) > this.maxOpen)
         throw errors.proxySessionQuotaExceeded(this.maxOpen);
+      const participants = await assignProxyNumbers(tx, this.store.dialect, row, input.participants, pool);
       await scheduleExpiry(tx, row);
       const view = sessionView(row, participants);
       await recorder?.record(tx, view);
