@@ -50,6 +50,12 @@ export function readBody(): RequestHandler {
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return next();
     // Mounted under /v1, where req.path is relative to it.
     if (!findOperation(req.method, req.baseUrl + req.path)?.bodySchema) return next();
+    // Every body the spec takes is required: an empty one is no JSON object (body-parser would make it `{}`).
+    if (req.headers['content-length'] === '0') {
+      return next(
+        errors.invalidBody('The body is empty: send a JSON object (Content-Type: application/json) or a form.'),
+      );
+    }
     // Cut off while the key was checked: body-parser would take an aborted request for one already read.
     if (req.readableAborted && !req.complete) return next(errors.bodyCutShort());
     json(req, res, (err?: unknown) => {

@@ -58,4 +58,14 @@ describe.each(ENGINES)('mistakes and their fixes (%s)', (engine) => {
     const problem = await expectProblem(res, 400, 'invalid_request');
     expect(problem.detail).toContain('Send a JSON object with `from`, `to`.');
   });
+
+  it('refuses an empty body as no JSON object, even where every field is optional', async () => {
+    const res = await fetch(`${t.url}/v1/account`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '',
+    });
+    const problem = await expectProblem(res, 400, 'invalid_body');
+    expect(problem.detail).toBe('The body is empty: send a JSON object (Content-Type: application/json) or a form.');
+  });
 });
