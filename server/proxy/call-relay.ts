@@ -39,10 +39,14 @@ export class ProxyCallRelay implements LegHooks {
   /** A call from a participant to their proxy number is the session's: a bridge, or a rejection (message-only). */
   async inbound(tx: Tx, leg: CallRow): Promise<CallRow> {
     const caller = await openParticipant(tx.db, leg.from_number, leg.to_number);
-    if (!caller) return leg;
+    if (!caller || caller.account_sid !== leg.account_sid) return leg;
     const session = await sessionBySid(tx.db, caller.session_sid);
     const other = (await participantsOf(tx.db, caller.session_sid)).find((p) => p.sid !== caller.sid);
     if (!session || !other) return leg;
+    // First, and only while the session has not ended: on PostgreSQL its row lock orders this call with a concurrent
+    // end, so a session that ended first bridges nothing (the call runs voice_url).
+    const touched = await touchSession(tx.db, session, leg.date_created);
+    if (!touched) return leg;
     const bridged = session.mode !== 'message-only';
     const interaction: ProxyInteractionRow = {
       sid: sidFor('proxyInteraction', leg.sid),
@@ -61,7 +65,6 @@ export class ProxyCallRelay implements LegHooks {
       date_updated: leg.date_created,
     };
     await insertInteraction(tx.db, interaction);
-    const touched = (await touchSession(tx.db, session, interaction.date_created)) ?? session;
     await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
     return { ...leg, url: null, method: null, twiml: bridged ? dialTo(other) : REJECT };
   }
