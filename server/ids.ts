@@ -58,3 +58,11 @@ export function isSid(kind: SidKind, value: string): boolean {
 export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
+
+/**
+ * The sid of the `kind` record there is at most one of per record `sid` (a call's proxy interaction, per inbound
+ * leg): the same 32 digits under its own prefix, so it is found from that sid by its primary key, and made once.
+ */
+export function sidFor(kind: SidKind, sid: string): string {
+  return SID_PREFIX[kind] + sid.slice(2);
+}

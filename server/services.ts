@@ -22,6 +22,7 @@ import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 import { CallRunner } from './calls/engine/engine.js';
 import { PublicUrl } from './http/public-url.js';
 import type { VerificationCallReports } from './calls/engine/verification-calls.js';
+import { ProxyCallRelay } from './proxy/call-relay.js';
 import { ProxySessionService } from './proxy/sessions.js';
 
 export interface Services {
@@ -80,7 +81,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   const reports: VerificationCallReports = {
     verificationCallFailed: (tx, failure) => verify.verificationCallFailed(tx, failure),
   };
-  const runner = new CallRunner(carrier.voice, webhooks, config, publicUrl, secretKey, reports, logger);
+  // Calls from a proxy session's participants to their proxy numbers are bridged by the proxy's call relay.
+  const proxyCalls = new ProxyCallRelay(webhooks);
+  const runner = new CallRunner(carrier.voice, webhooks, config, publicUrl, secretKey, reports, proxyCalls, logger);
   const verify = new VerificationService(
     store,
     carrier,

@@ -78,3 +78,11 @@ export function touchSession(db: Conn, session: ProxySessionRow, at: string): Pr
     .returningAll()
     .executeTakeFirst();
 }
+
+const selectInteraction = prepared((db, sid: string) =>
+  db.selectFrom('proxy_interactions').selectAll().where('sid', '=', sid),
+);
+
+export function interactionBySid(db: Conn, sid: string): Promise<ProxyInteractionRow | undefined> {
+  return selectInteraction.first(db, sid);
+}

@@ -20,6 +20,7 @@ import { NO_VOICE_APP } from './legs.js';
 import type { EffectWork } from './work.js';
 import type { PublicUrl } from '../../http/public-url.js';
 import type { LegSeal } from './leg-seal.js';
+import type { LegHooks } from './leg-hooks.js';
 
 /** Events due at the step they were scheduled at (a wake-up, a fetch's answer): stale once the leg moved on. */
 const STEP_BOUND = new Set<MachineEvent['type']>(['timer', 'fetched', 'fetchFailed']);
@@ -43,6 +44,8 @@ export class CallDriver {
     private readonly seal: LegSeal,
     /** Told of every verification leg's end, after its final transition (see verification-calls.ts). */
     private readonly verificationEnded: (tx: Tx, leg: CallRow) => Promise<void>,
+    /** Told of every leg's end, after its final event (see leg-hooks.ts). */
+    private readonly hooks: LegHooks,
   ) {}
 
   /** Feeds `event` to an answered leg's machine and acts on what it does; nothing for a leg without one. */
@@ -186,6 +189,7 @@ export class CallDriver {
     if (!ended) return;
     await callEvent(this.webhooks, tx, ended, status);
     if (ended.purpose === 'verification') await this.verificationEnded(tx, ended);
+    await this.hooks.ended(tx, ended);
     const peer = ended.peer_sid ? await callBySid(tx.db, ended.peer_sid) : undefined;
     if (peer) await this.hangup(tx, peer);
     for (const child of await liveChildren(tx.db, ended.sid)) await this.hangup(tx, child);

@@ -20,6 +20,7 @@ import { CallJobs } from './handlers.js';
 import type { PublicUrl } from '../../http/public-url.js';
 import { LegSeal } from './leg-seal.js';
 import { VerificationCalls, type VerificationCallReports } from './verification-calls.js';
+import type { LegHooks } from './leg-hooks.js';
 import type { Logger } from 'pino';
 
 type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
@@ -40,14 +41,16 @@ export class CallRunner implements CallEngine, VoiceReports {
     /** Seals what verification legs store. */
     serverSecret: string,
     verificationReports: VerificationCallReports,
+    /** Route inbound legs and hear of Dials and ends (the proxy's call relay). */
+    private readonly hooks: LegHooks,
     /** Where the detail of a failed fetch goes (the account reads only its kind). */
     logger: Logger,
   ) {
     const seal = new LegSeal(serverSecret);
-    this.work = new EffectWork(voice, webhooks, seal);
+    this.work = new EffectWork(voice, webhooks, seal, hooks);
     this.verificationCalls = new VerificationCalls(this.work, seal, verificationReports);
     const ended = (tx: Tx, leg: CallRow) => this.verificationCalls.ended(tx, leg);
-    this.driver = new CallDriver(this.work, voice, webhooks, publicUrl, seal, ended);
+    this.driver = new CallDriver(this.work, voice, webhooks, publicUrl, seal, ended, hooks);
     this.jobs = new CallJobs(this.driver, voice, webhooks, config, publicUrl, seal, logger);
   }
 
@@ -58,7 +61,7 @@ export class CallRunner implements CallEngine, VoiceReports {
   async receive(tx: Tx, from: string, to: string): Promise<CallRow> {
     const number = await voiceNumber(tx.db, to);
     if (!number) throw new Error(`receive: ${to} is not held on this platform`);
-    const leg = inboundLeg(number, from, to, tx.clock.now(), null);
+    const leg = await this.hooks.inbound(tx, inboundLeg(number, from, to, tx.clock.now(), null));
     await insertCall(tx.db, leg);
     await callEvent(this.webhooks, tx, leg, 'ringing');
     await this.voice.ringInbound(tx, leg.sid);
@@ -144,8 +147,9 @@ export class CallRunner implements CallEngine, VoiceReports {
     if (!rung) return;
     await callEvent(this.webhooks, tx, rung, 'ringing');
     if (!inbound) return;
-    await insertCall(tx.db, inbound);
-    await callEvent(this.webhooks, tx, inbound, 'ringing');
+    const leg = await this.hooks.inbound(tx, inbound);
+    await insertCall(tx.db, leg);
+    await callEvent(this.webhooks, tx, leg, 'ringing');
   }
 
   /** Answered: a leg with a ringing peer on this platform is answered with it, at once (answered_by null). */

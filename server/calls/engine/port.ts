@@ -12,7 +12,8 @@ export interface CallEngine {
   place(tx: Tx, call: CallRow): Promise<void>;
   /**
    * A call from outside number `from` to `to`, a number held on this platform (the caller checked it): the
-   * inbound leg is created for its holder and answered by its voice_url. Returns the new row.
+   * inbound leg is created for its holder and answered by its voice_url (or as the LegHooks route it: a proxy
+   * session's bridge). Returns the new row.
    */
   receive(tx: Tx, from: string, to: string): Promise<CallRow>;
   /**

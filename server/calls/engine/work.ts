@@ -15,6 +15,7 @@ import { newLeg } from '../rows.js';
 import { incomingNumber } from '../../numbers/store.js';
 import { momentOf } from './timing.js';
 import type { LegSeal } from './leg-seal.js';
+import type { LegHooks } from './leg-hooks.js';
 
 type Effect<T extends MachineEffect['type']> = Extract<MachineEffect, { type: T }>;
 
@@ -49,6 +50,7 @@ export class EffectWork {
     private readonly voice: VoiceCarrier,
     private readonly webhooks: WebhookService,
     private readonly seal: LegSeal,
+    private readonly hooks: LegHooks,
   ) {}
 
   /** A leg starts on the network: its `call.initiated`, then the carrier dials it. */
@@ -99,6 +101,7 @@ export class EffectWork {
       tx.clock.now(),
     );
     await insertCall(tx.db, child);
+    await this.hooks.dialed(tx, row, child);
     await this.place(tx, child);
   }
 

@@ -1,0 +1,106 @@
+// The call relay of proxy sessions (issue 22, point 4). A participant of an open session calling their proxy number
+// is bridged to the other participant: the inbound leg runs `<Dial callerId="{other's proxy number}">{other's
+// number}</Dial>` instead of the number's voice_url, so the other side sees the call come from their own proxy
+// number. The call is an interaction of the session (named after the inbound leg, see `sidFor`) that follows the
+// Dial's child leg: `in-progress`, then `completed` with the child's duration when it was answered, `failed` when it
+// was not (busy, no answer, failed, canceled). A message-only session rejects the call (`<Reject/>`); like Twilio,
+// it is still recorded, as a `failed` interaction with nothing sent. Every change of an interaction is a webhook to
+// the session's callback_url (in order); its creation and its end are activity: the session's expiry slides.
+import type { Tx } from '../store/db.js';
+import type { CallRow, ProxyInteractionRow, ProxyParticipantRow } from '../store/schema.js';
+import type { WebhookService } from '../webhooks/service.js';
+import type { LegHooks } from '../calls/engine/leg-hooks.js';
+import { sidFor } from '../ids.js';
+import { nowIso } from '../clock.js';
+import { interactionEvent } from './events.js';
+import {
+  insertInteraction,
+  interactionByOutbound,
+  interactionBySid,
+  openParticipant,
+  participantsOf,
+  sessionBySid,
+  touchSession,
+  updateInteraction,
+} from './store.js';
+
+const REJECT = '<Response><Reject/></Response>';
+
+/** The bridge to `other` (E.164 numbers both, checked when the session was made: nothing to escape). */
+function dialTo(other: ProxyParticipantRow): string {
+  return `<Response><Dial callerId="${other.proxy_identifier}">${other.identifier}</Dial></Response>`;
+}
+
+type Change = Parameters<typeof updateInteraction>[2];
+
+export class ProxyCallRelay implements LegHooks {
+  constructor(private readonly webhooks: WebhookService) {}
+
+  /** A call from a participant to their proxy number is the session's: a bridge, or a rejection (message-only). */
+  async inbound(tx: Tx, leg: CallRow): Promise<CallRow> {
+    const caller = await openParticipant(tx.db, leg.from_number, leg.to_number);
+    if (!caller || caller.account_sid !== leg.account_sid) return leg;
+    const session = await sessionBySid(tx.db, caller.session_sid);
+    const other = (await participantsOf(tx.db, caller.session_sid)).find((p) => p.sid !== caller.sid);
+    if (!session || !other) return leg;
+    // First, and only while the session has not ended: on PostgreSQL its row lock orders this call with a concurrent
+    // end, so a session that ended first bridges nothing (the call runs voice_url).
+    const touched = await touchSession(tx.db, session, leg.date_created);
+    if (!touched) return leg;
+    const bridged = session.mode !== 'message-only';
+    const interaction: ProxyInteractionRow = {
+      sid: sidFor('proxyInteraction', leg.sid),
+      session_sid: session.sid,
+      account_sid: session.account_sid,
+      type: 'call',
+      from_participant_sid: caller.sid,
+      to_participant_sid: other.sid,
+      body: null,
+      media_url: '[]',
+      status: bridged ? 'in-progress' : 'failed',
+      inbound_sid: leg.sid,
+      outbound_sid: null,
+      duration: null,
+      date_created: leg.date_created,
+      date_updated: leg.date_created,
+    };
+    await insertInteraction(tx.db, interaction);
+    await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
+    return { ...leg, url: null, method: null, twiml: bridged ? dialTo(other) : REJECT };
+  }
+
+  /** The bridge's leg is placed: the interaction's outbound leg (the first Dial of the call only). */
+  async dialed(tx: Tx, parent: CallRow, child: CallRow): Promise<void> {
+    if (parent.direction !== 'inbound') return;
+    const interaction = await interactionBySid(tx.db, sidFor('proxyInteraction', parent.sid));
+    if (interaction?.status !== 'in-progress' || interaction.outbound_sid !== null) return;
+    await this.change(tx, interaction, { outbound_sid: child.sid }, false);
+  }
+
+  /**
+   * The bridge's leg ended: its outcome is the interaction's. The inbound leg ending before any bridge was placed
+   * (the caller hung up first) fails it.
+   */
+  async ended(tx: Tx, leg: CallRow): Promise<void> {
+    if (leg.direction === 'outbound-dial') {
+      const interaction = await interactionByOutbound(tx.db, leg.sid);
+      if (interaction?.status !== 'in-progress') return;
+      const status = leg.status === 'completed' ? 'completed' : 'failed';
+      await this.change(tx, interaction, { status, duration: leg.duration }, true);
+    } else if (leg.direction === 'inbound') {
+      const interaction = await interactionBySid(tx.db, sidFor('proxyInteraction', leg.sid));
+      if (interaction?.status !== 'in-progress' || interaction.outbound_sid !== null) return;
+      await this.change(tx, interaction, { status: 'failed' }, true);
+    }
+  }
+
+  /** Applies `change` and tells the session's callback_url; an ending also slides the session's expiry. */
+  private async change(tx: Tx, interaction: ProxyInteractionRow, change: Change, ends: boolean): Promise<void> {
+    const at = nowIso(tx.clock);
+    const updated = await updateInteraction(tx.db, interaction.sid, { ...change, date_updated: at });
+    const session = await sessionBySid(tx.db, interaction.session_sid);
+    if (!updated || !session) return;
+    const current = ends ? ((await touchSession(tx.db, session, at)) ?? session) : session;
+    await interactionEvent(this.webhooks, tx, current, updated, 'updated');
+  }
+}
