@@ -117,4 +117,37 @@ describe.each(ENGINES)('the proxy pool (%s)', (engine) => {
     expect(stored.sort()).toEqual([...pairs].sort());
     expect(participants.every((p) => p.open === 1)).toBe(true);
   });
+
+  it('answers no 5xx when releases, ends and creations of one account race (one lock order)', async () => {
+    const client = t.account.client;
+    for (let round = 0; round < 3; round++) {
+      await provisionPool(t, t.account, 4);
+      const open = [];
+      for (let i = 0; i < 6; i++) {
+        open.push(await createSession(client, { participants: pair(participant(i * 2), participant(i * 2 + 1)) }));
+      }
+      const numbers = (await client.GET('/v1/incoming-phone-numbers', { params: { query: { page_size: 50 } } })).data!;
+      const statuses = await Promise.all([
+        ...numbers.data.slice(0, 2).map(async (n) => {
+          const { response } = await client.DELETE('/v1/incoming-phone-numbers/{sid}', {
+            params: { path: { sid: n.sid } },
+          });
+          return response.status;
+        }),
+        ...open.slice(0, 4).map(async (session) => {
+          const { response } = await client.DELETE('/v1/proxy/sessions/{sid}', {
+            params: { path: { sid: session.sid } },
+          });
+          return response.status;
+        }),
+        ...Array.from({ length: 6 }, async (_, i) => {
+          const { response } = await client.POST('/v1/proxy/sessions', {
+            body: { participants: pair(participant(50 + i * 2), participant(51 + i * 2)) },
+          });
+          return response.status;
+        }),
+      ]);
+      expect(statuses.filter((status) => ![201, 204, 422].includes(status))).toEqual([]);
+    }
+  });
 });
