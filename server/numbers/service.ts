@@ -30,7 +30,6 @@ export class NumberService {
   readonly numbers: NumberStore;
   private readonly clock: Clock;
   private readonly releaseListeners: ReleaseListener[] = [];
-  private readonly releasingListeners: ((tx: Tx, accountSid: string) => Promise<void>)[] = [];
 
   constructor(
     private readonly store: Store,
@@ -168,15 +167,9 @@ export class NumberService {
     this.releaseListeners.push(listener);
   }
 
-  /** Runs first in a release's transaction, before the number's row is locked (for features to lock in order). */
-  onReleasing(listener: (tx: Tx, accountSid: string) => Promise<void>): void {
-    this.releasingListeners.push(listener);
-  }
-
   /** Immediate and irreversible: the row goes, so the number is back in the inventory for anyone. */
   async release(accountSid: string, sid: string): Promise<void> {
     await this.store.transaction(async (tx) => {
-      for (const listener of this.releasingListeners) await listener(tx, accountSid);
       const released = await deleteNumber(tx.db, accountSid, sid);
       if (!released) throw notFound(sid);
       for (const listener of this.releaseListeners) await listener(tx, released);

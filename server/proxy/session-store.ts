@@ -1,7 +1,6 @@
 // SQL of the sessions' side of proxy (the API, the pool, the expiry): sessions and participants as they are created,
 // listed and closed. The statements the relays share are in store.ts.
-import { sql } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
+import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -158,14 +157,4 @@ export async function participantsBySession(
 
 export function listInteractions(db: Conn, sessionSid: string, page: PageRequest) {
   return paginate(db.selectFrom('proxy_interactions').selectAll().where('session_sid', '=', sessionSid), page);
-}
-
-/**
- * Takes the account's open-session count row first (PostgreSQL; SQLite has one writer): every change that ends
- * sessions or creates one holds it before anything else (a creation through its insert's trigger), so a release,
- * an end, an expiry and a creation of one account lock in one order and cannot deadlock.
- */
-export async function lockOpenCount(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
-  if (dialect !== 'postgres') return;
-  await sql`select account_sid from proxy_open_counts where account_sid = ${accountSid} for update`.execute(tx.db);
 }

@@ -37,7 +37,6 @@ export class ProxySessionService {
   ) {
     this.expiry = new SessionExpiry(store, webhooks);
     // A released number can no longer relay: the sessions it serves fail, in the release's transaction.
-    numbers.onReleasing((tx, accountSid) => sessions.lockOpenCount(tx, this.store.dialect, accountSid));
     numbers.onReleased((tx, released) => this.numberReleased(tx, released.phone_number));
   }
 
@@ -113,7 +112,6 @@ export class ProxySessionService {
   async end(accountSid: string, sid: string): Promise<void> {
     await this.store.transaction(async (tx) => {
       if (!(await sessions.ownedSession(tx.db, accountSid, sid))) throw errors.noSuchProxySession(sid);
-      await sessions.lockOpenCount(tx, this.store.dialect, accountSid);
       const at = new Date(tx.clock.now()).toISOString();
       const ended = await sessions.endSession(tx.db, sid, { status: 'closed', closed_reason: 'ended', at });
       if (ended) await sessionEnded(this.webhooks, tx, ended);
