@@ -130,7 +130,7 @@ export class ProxySessionService {
     return this.expiry.jobHandlers();
   }
 
-  /** The sessions the released number serves as a proxy number fail (`number_released`), in the release's transaction. */
+  /** The open sessions the released number serves fail (`number_released`), in the release's transaction. */
   private async numberReleased(tx: Tx, released: { account_sid: string; phone_number: string }): Promise<void> {
     // After the count row: a creation holding it commits first, and its session is then seen and failed here.
     await sessions.lockOpenCount(tx, this.store.dialect, released.account_sid);
