@@ -27,6 +27,16 @@ async function trail(t: TestServer, sid: string) {
   return { events: events.length, jobs: jobs.filter((j) => JSON.parse(j.payload).sid === sid) };
 }
 
+/** What the open sessions quota counts for the account (migration 014's triggers). */
+const openCount = async (t: TestServer, accountSid: string) =>
+  (
+    await t.server.services.store.db
+      .selectFrom('proxy_open_counts')
+      .select('open')
+      .where('account_sid', '=', accountSid)
+      .executeTakeFirst()
+  )?.open;
+
 const openPairs = (t: TestServer, sid: string) =>
   t.server.services.store.db.selectFrom('proxy_participants').select('open').where('session_sid', '=', sid).execute();
 
@@ -57,6 +67,7 @@ describe.each(ENGINES)('proxy session expiry (%s)', (engine) => {
     expect(closedEventsOf(receiver, session.sid).map((w) => w.json.data)).toEqual([closed]);
     expect(await openPairs(t, session.sid)).toEqual([{ open: 0 }, { open: 0 }]);
     expect(await trail(t, session.sid)).toEqual({ events: 1, jobs: [] });
+    expect(await openCount(t, t.account.sid)).toBe(0);
   });
 
   it('does not expire a session touched since at its first date, but ttl after the touch', async () => {
@@ -133,6 +144,7 @@ describe.each(ENGINES)('proxy session expiry (%s)', (engine) => {
       expect(await openPairs(t, session.sid)).toEqual([{ open: 0 }, { open: 0 }]);
     }
     expect(await get(untouched.sid)).toEqual(untouched);
+    expect(await openCount(t, t.account.sid)).toBe(1);
   });
 });
 
