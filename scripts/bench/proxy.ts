@@ -47,7 +47,8 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   const receiver = await startReceiver();
   const pool = await numberPool(target, POOL, receiver.url);
 
-  // Each session masks two numbers of its own (area codes the pool does not use), so no pair is ever refused.
+  // A rider (a number of its own) and a driver (one of 1,000, each in several open sessions, so the pool gives each
+  // driver a different proxy number per session), in area codes the pool does not hold.
   let created = 0;
   const createSessions = (options: { duration?: number; amount?: number }) =>
     load({
@@ -63,7 +64,10 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
               body: JSON.stringify({
                 mode: 'message-only',
                 callback_url: receiver.url,
-                participants: [{ identifier: `+1646${2_000_000 + n}` }, { identifier: `+1917${2_000_000 + n}` }],
+                participants: [
+                  { identifier: `+1646${2_000_000 + n}` },
+                  { identifier: `+1917${2_000_000 + (n % 1000)}` },
+                ],
               }),
             };
           },
@@ -78,7 +82,7 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   const creation = await createSessions({});
   const creationLoop = await target.loopDelay();
   if (created < SESSIONS) await createSessions({ amount: SESSIONS - created });
-  const parties = await openParticipants(target);
+  const { parties, proxyNumbers } = await openSessions(target);
   const errors = creation.errors;
 
   // Plain inbound: a stranger's message to a proxy number (it goes to the number's sms_url). Relay: a participant's
@@ -146,7 +150,8 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
       creation,
       bare.figures,
     ),
-    `| relay with ${parties.length} sessions open over ${pool.length} proxy numbers: main-thread CPU per inbound ` +
+    `| relay with ${parties.length} sessions open over a pool of ${pool.length} numbers (${proxyNumbers} in use): ` +
+      `main-thread CPU per inbound ` +
       `message, from the load's start until the server is idle again, relayed ${median.relay.full.toFixed(3)} ms ` +
       `vs plain ${median.plain.full.toFixed(3)} ms, **${median.ratio.toFixed(2)}×** (while answering: ` +
       `${median.relay.window.toFixed(3)} vs ${median.plain.window.toFixed(3)} ms, ${median.windowRatio.toFixed(2)}×); ` +
@@ -156,20 +161,24 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   ];
 }
 
-/** The first participant of every open session, read back through the API. */
-async function openParticipants(target: Target): Promise<Party[]> {
+/** The first participant (the rider) of every open session, and how many proxy numbers the sessions use. */
+async function openSessions(target: Target): Promise<{ parties: Party[]; proxyNumbers: number }> {
   const headers = { authorization: `Bearer ${target.apiKey}` };
   const parties: Party[] = [];
+  const proxies = new Set<string>();
   let token: string | null = null;
   do {
     const query = new URLSearchParams({ status: 'open', page_size: '1000', ...(token ? { page_token: token } : {}) });
-    const res = await fetch(`${target.url}/v1/proxy/sessions?${query}`, { headers });
+    const res = await fetch(`${target.url}/v1/proxy/sessions?${query.toString()}`, { headers });
     if (!res.ok) throw new Error(`proxy bench: listing sessions answered ${res.status}`);
     const page = (await res.json()) as { data: { participants: Party[] }[]; next_page_token: string | null };
-    parties.push(...page.data.map((s) => s.participants[0]));
+    for (const session of page.data) {
+      parties.push(session.participants[0]);
+      for (const p of session.participants) proxies.add(p.proxy_identifier);
+    }
     token = page.next_page_token;
   } while (token);
-  return parties;
+  return { parties, proxyNumbers: proxies.size };
 }
 
 export const proxyScenarios: Scenario[] = [
