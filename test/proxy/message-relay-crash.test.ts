@@ -141,6 +141,9 @@ describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (en
       await killServerProcess(server);
       killed = true;
       await lanes;
+      // The kill came mid-relay: relayed messages were still on their way.
+      const atKill = await relaysAtKill(config);
+      expect(atKill.delivered).toBeLessThan(atKill.total);
 
       server = startServerProcess(env);
       await ready(url);
@@ -188,3 +191,24 @@ describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (en
     },
   );
 });
+
+/** How many relayed messages there were when the server died, and how many of them were delivered (read straight
+ * from the database). */
+async function relaysAtKill(config: ReturnType<typeof loadConfig>) {
+  const { Store } = await import('../../server/store/db.js');
+  const store = await Store.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema ?? undefined,
+  });
+  try {
+    const rows = await store.db
+      .selectFrom('messages')
+      .select('status')
+      .where('direction', '=', 'outbound-reply')
+      .execute();
+    return { total: rows.length, delivered: rows.filter((r) => r.status === 'delivered').length };
+  } finally {
+    await store.close();
+  }
+}
