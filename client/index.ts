@@ -16,13 +16,23 @@ export interface TelephonyClientOptions {
   headers?: Record<string, string>;
 }
 
-/** Form fields with repeated keys for arrays (`media_url=a&media_url=b`), as the API expects. */
+/**
+ * Form fields as the API expects them: repeated keys for arrays of values (`media_url=a&media_url=b`), brackets for
+ * objects and arrays of objects (`participants[0][identifier]=...`).
+ */
 export function toFormBody(body: Record<string, unknown>): string {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(body)) {
-    if (value === undefined || value === null) continue;
-    for (const item of Array.isArray(value) ? value : [value]) form.append(key, String(item));
-  }
+  const add = (key: string, value: unknown): void => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => add(item !== null && typeof item === 'object' ? `${key}[${i}]` : key, item));
+    } else if (typeof value === 'object') {
+      for (const [name, item] of Object.entries(value)) add(`${key}[${name}]`, item);
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      form.append(key, String(value));
+    }
+  };
+  for (const [key, value] of Object.entries(body)) add(key, value);
   return form.toString();
 }
 

@@ -647,9 +647,11 @@ export interface paths {
          *     number from your account's pool (the numbers it holds, with the capabilities `mode`
          *     needs) that is not already serving that participant in another open session; messages
          *     (and, per `mode`, calls) from a participant to their proxy number are relayed to the other
-         *     participant from that participant's proxy number.
+         *     participant from that participant's proxy number. Numbers in the participant's country
+         *     come first and, in North America, those of the participant's area code before those.
          *
-         *     - Both `identifier`s must differ (`400 invalid_request`). In a form body, send
+         *     - Both `identifier`s must differ, and neither may be a number of your account
+         *       (`400 invalid_request`, naming the field). In a form body, send
          *       participants in bracket notation: `participants[0][identifier]=%2B14155550123&participants[0][friendly_name]=Alice&participants[1][identifier]=...`.
          *     - `ttl` (default 3600 s) is counted from creation or from the last interaction, whichever
          *       is later; `date_expiry` shows the current expiry. When it passes, the session closes with
@@ -658,6 +660,8 @@ export interface paths {
          *       (`409 unique_name_in_use`).
          *     - `422 no_proxy_number_available` when the pool has no suitable free number: provision
          *       another.
+         *     - `422 proxy_session_quota_exceeded` when your account already has as many open and
+         *       in-progress sessions as it may.
          *
          *     Supports `Idempotency-Key`.
          *

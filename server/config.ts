@@ -456,8 +456,8 @@ export const SETTINGS = {
     min: 1,
     max: 10_000_000,
     description:
-      'Proxy sessions one account may have open at once (answered 422 proxy_session_quota_exceeded beyond it). ' +
-      'Applies once proxy sessions are built; this build answers 501 for them.',
+      'Proxy sessions one account may have open or in progress at once; creating another answers 422 ' +
+      'proxy_session_quota_exceeded. Exact under concurrent requests.',
   }),
 };
 

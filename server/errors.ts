@@ -112,8 +112,6 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'The verification has already ended (approved, canceled, expired or out of attempts).',
     remedy: 'Send a new verification code.',
   },
-  // unique_name_in_use and no_proxy_number_available belong to the proxy operations the spec already describes (501
-  // in this build); their factories come with those operations.
   call_not_modifiable: {
     status: 409,
     title: 'Call not modifiable',
@@ -191,7 +189,6 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
       'Wait until queued messages are sent, or cancel scheduled ones (DELETE), then retry; or ask the operator ' +
       'to raise the quota.',
   },
-  // Answered once proxy sessions are built; MAX_OPEN_PROXY_SESSIONS already sets it.
   proxy_session_quota_exceeded: {
     status: 422,
     title: 'Proxy session quota exceeded',
@@ -312,6 +309,7 @@ export const errors = {
   noSuchRecording: (sid: string) => notFound(`No recording ${sid} in your account.`),
   recordingNotReady: (sid: string, status: string) =>
     notFound(`Recording ${sid} is ${status}: its audio exists only once it is completed.`),
+  noSuchProxySession: (sid: string) => notFound(`No proxy session ${sid} in your account.`),
   noSuchVerification: (sid: string) => notFound(`No verification ${sid} in your account.`),
   noVerificationSentTo: (to: string) => notFound(`No verification was sent to ${to}.`),
   noPendingVerificationTo: (to: string, latestStatus: string) =>
@@ -353,6 +351,8 @@ export const errors = {
     new ApiError('verification_not_pending', `Verification ${sid} is ${status}, no longer pending.`),
   callNotModifiable: (sid: string, status: string, why = '') =>
     new ApiError('call_not_modifiable', `Call ${sid} is ${status}${why}.`),
+  uniqueNameInUse: (name: string) =>
+    new ApiError('unique_name_in_use', `An open proxy session of your account already has unique_name ${name}.`),
   // 413, 415
   payloadTooLarge: () => new ApiError('payload_too_large', 'The request body is larger than 1 MB.'),
   /** Answers a Content-Encoding the server cannot decompress, listing the ones it can (RFC 9110, 15.5.16). */
@@ -382,6 +382,17 @@ export const errors = {
     new ApiError(
       'message_queue_full',
       `Your account has ${max} messages queued, its quota; wait until some are sent, or cancel scheduled ones.`,
+    ),
+  noProxyNumberAvailable: (identifier: string, mode: string) =>
+    new ApiError(
+      'no_proxy_number_available',
+      `No number of your account that can serve a ${mode} session is free for ${identifier}: provision another, ` +
+        'or close sessions you no longer need.',
+    ),
+  proxySessionQuotaExceeded: (max: number) =>
+    new ApiError(
+      'proxy_session_quota_exceeded',
+      `Your account has ${max} open proxy sessions, its quota; close one first.`,
     ),
   // 429
   /** The request rate limit (server/http/rate-limit.ts); `headers` carries its RateLimit-* fields. */

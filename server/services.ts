@@ -23,6 +23,7 @@ import { requestRateLimit, type RequestRateLimit } from './http/rate-limit.js';
 import { CallRunner } from './calls/engine/engine.js';
 import { PublicUrl } from './http/public-url.js';
 import type { VerificationCallReports } from './calls/engine/verification-calls.js';
+import { ProxySessionService } from './proxy/sessions.js';
 
 export interface Services {
   config: Config;
@@ -35,6 +36,8 @@ export interface Services {
   webhooks: WebhookService;
   messages: MessageService;
   calls: CallService;
+  /** Proxy sessions: the API, the pool of proxy numbers, expiry. */
+  proxy: ProxySessionService;
   /** Runs the calls (dialing, instructions, recordings, events) for the calls service. */
   callEngine: CallEngine;
   /** The base of the absolute links the API hands out (PUBLIC_URL, or the address it listens at). */
@@ -91,6 +94,13 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   );
   const callEngine: CallEngine = runner;
   const calls = new CallService(store, carrier, callEngine, config.webhookAllowPrivate, publicUrl);
+  const proxy = new ProxySessionService(
+    store,
+    webhooks,
+    numbers,
+    config.maxOpenProxySessions,
+    config.webhookAllowPrivate,
+  );
   return {
     config,
     store,
@@ -102,6 +112,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     webhooks,
     messages,
     calls,
+    proxy,
     callEngine,
     publicUrl,
     accounts: new AccountService(store, webhookSecrets, config.apiKeyCacheMs),
@@ -125,5 +136,6 @@ export function jobHandlers(services: Services): JobHandling[] {
     ...services.verify.jobHandlers(),
     ...services.retention.jobHandlers(),
     ...services.callEngine.jobHandlers(),
+    ...services.proxy.jobHandlers(),
   ];
 }

@@ -5,7 +5,7 @@ import { expectRefused } from './support/network-guard.js';
 import { callWithExample, v1Operations } from './support/spec-operations.js';
 
 // What each /v1 operation answers when called once with its spec example by a fresh account: [status, problem code].
-// Examples naming a resource (sid) name one this account does not have; the proxy sessions are not built.
+// Examples naming a resource (sid) name one this account does not have.
 const ANSWERS: Record<string, [number, string | null]> = {
   listMessages: [200, null],
   sendMessage: [422, 'from_number_not_owned'],
@@ -35,11 +35,12 @@ const ANSWERS: Record<string, [number, string | null]> = {
   // The spec gives no example number, so the call sends `x`, which is not a phone number.
   lookupPhoneNumber: [400, 'invalid_request'],
   lookupPhoneNumbersBatch: [200, null],
-  listProxySessions: [501, 'not_implemented'],
-  createProxySession: [501, 'not_implemented'],
-  getProxySession: [501, 'not_implemented'],
-  endProxySession: [501, 'not_implemented'],
-  listProxyInteractions: [501, 'not_implemented'],
+  listProxySessions: [200, null],
+  // The number provisioned above is the account's pool; the example's participants are not its numbers.
+  createProxySession: [201, null],
+  getProxySession: [404, 'not_found'],
+  endProxySession: [404, 'not_found'],
+  listProxyInteractions: [404, 'not_found'],
   injectInboundMessage: [201, null],
   // The number provisioned above is the example's `to`.
   injectInboundCall: [201, null],

@@ -54,7 +54,11 @@ describe.each(ENGINES)('problem pages (%s)', (engine) => {
       'address_not_found',
       () => post('/v1/incoming-phone-numbers', { PhoneNumber: '+14155550100', AddressSid: `AD${'0'.repeat(32)}` }),
     ],
-    ['not_implemented', () => fetch(`${t.url}/v1/proxy/sessions`, { headers: auth() })],
+    [
+      'no_proxy_number_available',
+      () =>
+        post('/v1/proxy/sessions', { participants: [{ identifier: '+14155550123' }, { identifier: '+14155550187' }] }),
+    ],
   ];
 
   it.each(provoked)('resolves the type of a real %s problem to its explanation', async (code, provoke) => {

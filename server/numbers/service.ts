@@ -1,6 +1,6 @@
 // Phone numbers: search the inventory, provision (with the country's address rules), configure, list, release.
 import type { components } from '../../generated/openapi.js';
-import type { Store } from '../store/db.js';
+import type { Store, Tx } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
 import type { AddressStore } from '../addresses/store.js';
 import { errors } from '../errors.js';
@@ -12,16 +12,24 @@ import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, 
 import { addressFor } from './regulatory.js';
 import { lockAccountQuota } from '../store/account-lock.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
-import { NumberStore, countHeld, insertNumber, type IncomingNumber, type NumberListFilters } from './store.js';
+import { NumberStore, countHeld, deleteNumber, insertNumber } from './store.js';
+import type { IncomingNumber, NumberListFilters } from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
 export type ProvisionInput = components['schemas']['ProvisionPhoneNumberRequest'];
 export type UpdateInput = components['schemas']['UpdateIncomingPhoneNumberRequest'];
 
+/** What another feature does when a number is released, in the release's transaction (proxy sessions fail). */
+type ReleaseListener = (
+  tx: Tx,
+  released: Pick<IncomingNumber, 'sid' | 'account_sid' | 'phone_number'>,
+) => Promise<void>;
+
 export class NumberService {
   readonly numbers: NumberStore;
   private readonly clock: Clock;
+  private readonly releaseListeners: ReleaseListener[] = [];
 
   constructor(
     private readonly store: Store,
@@ -154,9 +162,18 @@ export class NumberService {
     return toRecord(updated);
   }
 
+  /** Other features follow releases here (see ReleaseListener). */
+  onReleased(listener: ReleaseListener): void {
+    this.releaseListeners.push(listener);
+  }
+
   /** Immediate and irreversible: the row goes, so the number is back in the inventory for anyone. */
   async release(accountSid: string, sid: string): Promise<void> {
-    if (!(await this.numbers.delete(accountSid, sid))) throw notFound(sid);
+    await this.store.transaction(async (tx) => {
+      const released = await deleteNumber(tx.db, accountSid, sid);
+      if (!released) throw notFound(sid);
+      for (const listener of this.releaseListeners) await listener(tx, released);
+    });
   }
 
   private async owned(accountSid: string, sid: string): Promise<IncomingNumber> {

@@ -1,6 +1,6 @@
 // SQL for incoming (provisioned) numbers. The unique index on phone_number decides who holds a number.
 import type { Selectable, Updateable } from 'kysely';
-import type { Db, Tx } from '../store/db.js';
+import type { Db, Dialect, Tx } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -63,6 +63,37 @@ export async function insertNumber(db: Conn, row: IncomingNumberRow): Promise<bo
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
+/**
+ * Whether the account still holds the number, which it then keeps until the transaction ends: on PostgreSQL a share
+ * lock on its row, which a release (a delete) waits for, so that the release then sees what this transaction made
+ * with the number (a proxy session). SQLite runs one transaction at a time: the caller's earlier read stands.
+ */
+export async function keepNumber(tx: Tx, dialect: Dialect, accountSid: string, phoneNumber: string): Promise<boolean> {
+  if (dialect !== 'postgres') return true;
+  const row = await tx.db
+    .selectFrom('incoming_numbers')
+    .select('sid')
+    .where('phone_number', '=', phoneNumber)
+    .where('account_sid', '=', accountSid)
+    .forShare()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes the account's number; what it was, or undefined when the account holds no number `sid`. */
+export function deleteNumber(
+  db: Conn,
+  accountSid: string,
+  sid: string,
+): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'phone_number'> | undefined> {
+  return db
+    .deleteFrom('incoming_numbers')
+    .where('sid', '=', sid)
+    .where('account_sid', '=', accountSid)
+    .returning(['sid', 'account_sid', 'phone_number'])
+    .executeTakeFirst();
+}
+
 export type IncomingNumber = Selectable<IncomingNumberRow>;
 
 export interface NumberListFilters {
@@ -110,14 +141,5 @@ export class NumberStore {
       .where('account_sid', '=', accountSid)
       .execute();
     return this.find(accountSid, sid);
-  }
-
-  async delete(accountSid: string, sid: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('incoming_numbers')
-      .where('sid', '=', sid)
-      .where('account_sid', '=', accountSid)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
   }
 }

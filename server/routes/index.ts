@@ -33,6 +33,11 @@ import { getVerification } from './verify/getVerification.js';
 import { updateVerification } from './verify/updateVerification.js';
 import { getSandboxVerificationCode } from './sandbox/getSandboxVerificationCode.js';
 import { getSandboxVerificationRecording } from './sandbox/getSandboxVerificationRecording.js';
+import { createProxySession } from './proxy/createProxySession.js';
+import { listProxySessions } from './proxy/listProxySessions.js';
+import { getProxySession } from './proxy/getProxySession.js';
+import { endProxySession } from './proxy/endProxySession.js';
+import { listProxyInteractions } from './proxy/listProxyInteractions.js';
 import { getAccount } from './account/getAccount.js';
 import { updateAccount } from './account/updateAccount.js';
 
@@ -70,6 +75,11 @@ export const handlers: HandlerTable = withIdempotency({
   updateVerification,
   getSandboxVerificationCode,
   getSandboxVerificationRecording,
+  createProxySession,
+  listProxySessions,
+  getProxySession,
+  endProxySession,
+  listProxyInteractions,
   getAccount,
   updateAccount,
 });

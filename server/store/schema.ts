@@ -169,6 +169,12 @@ interface MessageQueueCountRow {
   queued: number;
 }
 
+/** How many proxy sessions of an account have not ended, kept by triggers (migration 014_proxy_open_counts). */
+interface ProxyOpenCountRow {
+  account_sid: string;
+  open: number;
+}
+
 interface CarrierSendSlotRow {
   from_number: string;
   next_at: string;
@@ -367,4 +373,5 @@ export interface Database {
   proxy_sessions: ProxySessionRow;
   proxy_participants: ProxyParticipantRow;
   proxy_interactions: ProxyInteractionRow;
+  proxy_open_counts: ProxyOpenCountRow;
 }

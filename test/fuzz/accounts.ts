@@ -21,6 +21,8 @@ export interface FuzzAccount {
   verificationCallSid: string;
   /** The number the account's verification was sent to. */
   verificationTo: string;
+  /** An open proxy session, its number the account's. */
+  proxySessionSid: string;
   /** Numbers of the inventory, for provisioning. */
   available: string[];
 }
@@ -30,9 +32,9 @@ export interface FuzzAccountOf extends FuzzAccount {
 }
 
 /**
- * A fresh account with a number, a settled (failed) message, a pending address, a pending verification, and a
- * completed call with a recording, and a verification call with its (written straight into the database: settled,
- * so no engine changes them later).
+ * A fresh account with a number, a settled (failed) message, a pending address, a pending verification, an open
+ * proxy session, and a completed call with a recording, and a verification call with its (written straight into the
+ * database: settled, so no engine changes them later).
  */
 export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   const account = await t.newAccount('fuzz');
@@ -56,7 +58,16 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
   const available = await client.GET('/v1/available-phone-numbers/{country}/Local', {
     params: { path: { country: 'US' }, query: { page_size: 50 } },
   });
-  const sids = [numbers.data?.data[0]?.sid, message.data?.sid, address.data?.sid, verification.data?.sid];
+  const session = await client.POST('/v1/proxy/sessions', {
+    body: { participants: [{ identifier: '+14155550181' }, { identifier: '+14155550182' }] },
+  });
+  const sids = [
+    numbers.data?.data[0]?.sid,
+    message.data?.sid,
+    address.data?.sid,
+    verification.data?.sid,
+    session.data?.sid,
+  ];
   if (sids.some((s) => !s) || !available.data) throw new Error(`fuzz fixtures failed: ${JSON.stringify(sids)}`);
   await waitForStatus(client, message.data!.sid, 'failed');
   const call = await insertCall(t, account.sid, { from_number: number });
@@ -75,6 +86,7 @@ export async function fuzzAccount(t: TestServer): Promise<FuzzAccountOf> {
     recordingSid: recording.sid,
     verificationCallSid: verificationCall.sid,
     verificationTo,
+    proxySessionSid: sids[4]!,
     available: available.data.data.map((n) => n.phone_number),
   };
 }

@@ -618,7 +618,7 @@ export class RequestFactory {
     return values;
   }
 
-  /** The account's own resource for a sid path (proxy sessions: a well-formed sid, they answer 501). */
+  /** The account's own resource for a sid path. */
   private ownSid(op: OperationInfo, account: FuzzAccount): string {
     const prefix = this.sidPrefix(op);
     const own: Record<string, string> = {
@@ -628,6 +628,7 @@ export class RequestFactory {
       VE: account.verificationSid,
       CA: account.callSid,
       RE: account.recordingSid,
+      KC: account.proxySessionSid,
     };
     return own[prefix] ?? `${prefix}${this.random.hex(32)}`;
   }

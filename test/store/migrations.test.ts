@@ -75,12 +75,10 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     await after.close();
 
     const store = await db.open();
-    expect((await applied(store)).slice(-4)).toEqual([
-      '009_sealed_secrets',
-      '010_claim_counts',
-      '011_rate_limits',
-      '012_calls',
-    ]);
+    // The start's migrations after 008 are all applied (the ones after 012 as well, whichever there are).
+    expect(await applied(store)).toEqual(
+      expect.arrayContaining(['009_sealed_secrets', '010_claim_counts', '011_rate_limits', '012_calls']),
+    );
     expect(await hasColumn(store, 'message_queue_counts', 'queued')).toBe(true);
     expect(await hasColumn(store, 'jobs', 'claims')).toBe(true);
     expect(await hasColumn(store, 'sandbox_otp_deliveries', 'sealed')).toBe(true);

@@ -14,6 +14,7 @@ import * as claimCounts from './010_claim_counts.js';
 import * as rateLimits from './011_rate_limits.js';
 import * as calls from './012_calls.js';
 import * as proxy from './013_proxy.js';
+import * as proxyOpenCounts from './014_proxy_open_counts.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -37,6 +38,7 @@ const MIGRATIONS: [string, Up][] = [
   ['011_rate_limits', rateLimits.up],
   ['012_calls', calls.up],
   ['013_proxy', proxy.up],
+  ['014_proxy_open_counts', proxyOpenCounts.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {

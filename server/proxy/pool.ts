@@ -1,0 +1,90 @@
+// The proxy pool: each participant of a new session gets one of the account's numbers that can carry the session's
+// mode, such that the pair (participant, proxy number) serves no other open session. The database decides: the
+// participant is inserted open, and the partial unique index proxy_participants_open_pair refuses a pair already
+// taken (committed, or being committed by a concurrent creation, which the insert waits for); the next candidate is
+// tried then. Nothing is read first to decide, so no two creations can both take a pair, on any instance.
+import type { Dialect, Tx } from '../store/db.js';
+import type { ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
+import type { Capabilities } from '../numbers/countries.js';
+import { destinationCountry } from '../carrier/destinations.js';
+import { keepNumber } from '../numbers/store.js';
+import { errors } from '../errors.js';
+import { newSid } from '../ids.js';
+import { insertParticipant, type PoolNumber } from './session-store.js';
+
+interface ParticipantInput {
+  identifier: string;
+  friendly_name?: string;
+}
+
+/** What a number must be able to do to serve as a proxy number in a session of `mode`. */
+function serves(capabilities: Capabilities, mode: ProxySessionRow['mode']): boolean {
+  if (mode === 'message-only') return capabilities.sms;
+  if (mode === 'voice-only') return capabilities.voice;
+  return capabilities.sms && capabilities.voice;
+}
+
+/** A NANP number's area code (the three digits after +1), else null. */
+function areaCode(e164: string): string | null {
+  return e164.startsWith('+1') ? e164.slice(2, 5) : null;
+}
+
+/**
+ * The numbers of `usable` in the order a participant tries them, like Twilio's geographic match: those in the
+ * participant's country before the others and, in the NANP, those of the participant's area code first.
+ */
+function candidatesFor(usable: PoolNumber[], identifier: string): string[] {
+  const country = destinationCountry(identifier);
+  const area = areaCode(identifier);
+  const rank = (n: PoolNumber) =>
+    (n.iso_country === country ? 0 : 2) + (area !== null && areaCode(n.phone_number) === area ? 0 : 1);
+  return usable
+    .map((n) => ({ number: n.phone_number, rank: rank(n) }))
+    .sort((a, b) => a.rank - b.rank)
+    .map((c) => c.number);
+}
+
+/**
+ * Gives each participant of the new session (inserted in `tx` just before) a proxy number from `pool`, inserting
+ * them open; `422 no_proxy_number_available` naming the first participant none is left for (the caller's
+ * transaction then rolls back: no half-made session stays). Participants are taken in the order of their
+ * identifiers, so that two creations never wait for each other's pairs in opposite orders (a deadlock on PostgreSQL).
+ * A number is kept (see keepNumber) before it is taken: a release running at the same time fails the new session.
+ */
+export async function assignProxyNumbers(
+  tx: Tx,
+  dialect: Dialect,
+  session: ProxySessionRow,
+  participants: ParticipantInput[],
+  pool: PoolNumber[],
+): Promise<ProxyParticipantRow[]> {
+  const now = tx.clock.now();
+  const usable = pool.filter((n) => serves(JSON.parse(n.capabilities) as Capabilities, session.mode));
+  const byIdentifier = participants
+    .map((input, position) => ({ input, position }))
+    .sort((a, b) => (a.input.identifier < b.input.identifier ? -1 : 1));
+  const rows: ProxyParticipantRow[] = [];
+  for (const { input, position } of byIdentifier) {
+    let taken: ProxyParticipantRow | undefined;
+    for (const proxyIdentifier of candidatesFor(usable, input.identifier)) {
+      if (!(await keepNumber(tx, dialect, session.account_sid, proxyIdentifier))) continue;
+      const row: ProxyParticipantRow = {
+        sid: newSid('proxyParticipant', now),
+        session_sid: session.sid,
+        account_sid: session.account_sid,
+        position,
+        identifier: input.identifier,
+        proxy_identifier: proxyIdentifier,
+        friendly_name: input.friendly_name ?? null,
+        open: 1,
+      };
+      if (await insertParticipant(tx.db, row)) {
+        taken = row;
+        break;
+      }
+    }
+    if (!taken) throw errors.noProxyNumberAvailable(input.identifier, session.mode);
+    rows.push(taken);
+  }
+  return rows.sort((a, b) => a.position - b.position);
+}
