@@ -15,6 +15,7 @@ import type { WebhookService } from '../webhooks/service.js';
 import { ApiError } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
+import { prepared } from '../store/sqlite/prepared.js';
 import { interactionEvent } from './events.js';
 import {
   insertInteraction,
@@ -25,6 +26,12 @@ import {
   touchSession,
   updateInteraction,
 } from './store.js';
+
+// The savepoint around a relay's send, its statements compiled once like the others of this path.
+const savepoint = (statement: string) => prepared((db) => ({ compile: () => sql.raw(statement).compile(db) }));
+const SAVEPOINT = savepoint('savepoint relay');
+const RELEASE = savepoint('release savepoint relay');
+const ROLLBACK = savepoint('rollback to savepoint relay');
 
 const RELAYS_MESSAGES: readonly ProxySessionRow['mode'][] = ['message-only', 'voice-and-message'];
 
@@ -93,7 +100,7 @@ class MessageRelay {
    * refusal must undo it while the inbound message stays.
    */
   private async send(tx: Tx, inbound: MessageRow, to: ProxyParticipantRow): Promise<string | null> {
-    await sql`savepoint relay`.execute(tx.db);
+    await SAVEPOINT.run(tx.db);
     try {
       const sent = await this.messages.sendMessage(
         inbound.account_sid,
@@ -105,11 +112,11 @@ class MessageRelay {
         },
         { tx, direction: 'outbound-reply', originSid: inbound.sid, refuseWhenQueueFull: true },
       );
-      await sql`release savepoint relay`.execute(tx.db);
+      await RELEASE.run(tx.db);
       return sent.sid;
     } catch (err) {
-      await sql`rollback to savepoint relay`.execute(tx.db);
-      await sql`release savepoint relay`.execute(tx.db);
+      await ROLLBACK.run(tx.db);
+      await RELEASE.run(tx.db);
       if (err instanceof ApiError) return null;
       throw err;
     }
