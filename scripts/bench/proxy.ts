@@ -47,8 +47,8 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   const receiver = await startReceiver();
   const pool = await numberPool(target, POOL, receiver.url);
 
-  // A rider (a number of its own) and a driver (one of 1,000, each in several open sessions, so the pool gives each
-  // driver a different proxy number per session), in area codes the pool does not hold.
+  // Two numbers of their own per session (the pool's first candidate is free for each: what creation costs when
+  // participants are new), in area codes the pool does not hold.
   let created = 0;
   const createSessions = (options: { duration?: number; amount?: number }) =>
     load({
@@ -64,10 +64,7 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
               body: JSON.stringify({
                 mode: 'message-only',
                 callback_url: receiver.url,
-                participants: [
-                  { identifier: `+1646${2_000_000 + n}` },
-                  { identifier: `+1917${2_000_000 + (n % 1000)}` },
-                ],
+                participants: [{ identifier: `+1646${2_000_000 + n}` }, { identifier: `+1917${2_000_000 + n}` }],
               }),
             };
           },
@@ -161,7 +158,7 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   ];
 }
 
-/** The first participant (the rider) of every open session, and how many proxy numbers the sessions use. */
+/** The first participant of every open session, and how many proxy numbers the sessions use. */
 async function openSessions(target: Target): Promise<{ parties: Party[]; proxyNumbers: number }> {
   const headers = { authorization: `Bearer ${target.apiKey}` };
   const parties: Party[] = [];
