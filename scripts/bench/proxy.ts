@@ -148,10 +148,10 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
       bare.figures,
     ),
     `| relay with ${parties.length} sessions open over a pool of ${pool.length} numbers (${proxyNumbers} in use): ` +
-      `main-thread CPU per inbound ` +
-      `message, from the load's start until the server is idle again, relayed ${median.relay.full.toFixed(3)} ms ` +
-      `vs plain ${median.plain.full.toFixed(3)} ms, **${median.ratio.toFixed(2)}×** (while answering: ` +
-      `${median.relay.window.toFixed(3)} vs ${median.plain.window.toFixed(3)} ms, ${median.windowRatio.toFixed(2)}×); ` +
+      `main-thread CPU per inbound message, from the load's start until the server is idle again, relayed ` +
+      `${median.relay.full.toFixed(3)} ms vs plain ${median.plain.full.toFixed(3)} ms, ` +
+      `**${median.ratio.toFixed(2)}×** (while answering: ${median.relay.window.toFixed(3)} vs ` +
+      `${median.plain.window.toFixed(3)} ms, ${median.windowRatio.toFixed(2)}×); ` +
       `${MESSAGES} of each per round at 50 connections, the median of ${ROUNDS} rounds: ${each}; ` +
       `${messageErrors} non-2xx; target ${TARGET.relayCpuFactor}× ` +
       `${verdict(median.ratio <= TARGET.relayCpuFactor && messageErrors === 0)} | | | | | |`,

@@ -186,7 +186,7 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     expect(await sentBy(account, 'outbound-reply')).toEqual([]);
   });
 
-  it('gives a relayed message no sms_url webhook, so no auto-reply, neither at the proxy number nor where it arrives', async () => {
+  it('sends a relay to no sms_url (so no auto-reply), neither at the proxy number nor where it arrives', async () => {
     const tag = 'no-reply';
     const { account } = await owner(tag);
     const bob = await platformParty(tag, 'bob');
