@@ -1,6 +1,6 @@
 // SQL for incoming (provisioned) numbers. The unique index on phone_number decides who holds a number.
 import type { Selectable, Updateable } from 'kysely';
-import type { Db, Dialect, Tx } from '../store/db.js';
+import type { Db, Tx } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -61,23 +61,6 @@ export async function insertNumber(db: Conn, row: IncomingNumberRow): Promise<bo
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
-}
-
-/**
- * Whether the account still holds the number, which it then keeps until the transaction ends: on PostgreSQL a share
- * lock on its row, which a release (a delete) waits for, so that the release then sees what this transaction made
- * with the number (a proxy session). SQLite runs one transaction at a time: the caller's earlier read stands.
- */
-export async function keepNumber(tx: Tx, dialect: Dialect, accountSid: string, phoneNumber: string): Promise<boolean> {
-  if (dialect !== 'postgres') return true;
-  const row = await tx.db
-    .selectFrom('incoming_numbers')
-    .select('sid')
-    .where('phone_number', '=', phoneNumber)
-    .where('account_sid', '=', accountSid)
-    .forShare()
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Deletes the account's number; what it was, or undefined when the account holds no number `sid`. */

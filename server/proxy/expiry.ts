@@ -9,7 +9,7 @@ import type { JobContext } from '../jobs/worker.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { sessionBySid } from './store.js';
-import { expireSession } from './session-store.js';
+import { expireSession, lockOpenCount } from './session-store.js';
 import { sessionEnded } from './close.js';
 
 const EXPIRE_JOB = defineJob<{ sid: string }>('proxy.expire');
@@ -31,6 +31,9 @@ export class SessionExpiry {
 
   private async expire(sid: string, ctx: JobContext): Promise<void> {
     await this.store.transaction(async (tx) => {
+      const session = await sessionBySid(tx.db, sid);
+      if (!session || session.date_ended !== null) return ctx.finishIn(tx);
+      await lockOpenCount(tx, this.store.dialect, session.account_sid);
       const at = new Date(tx.clock.now()).toISOString();
       const expired = await expireSession(tx.db, sid, at);
       if (expired) {

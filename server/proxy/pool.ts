@@ -3,11 +3,10 @@
 // participant is inserted open, and the partial unique index proxy_participants_open_pair refuses a pair already
 // taken (committed, or being committed by a concurrent creation, which the insert waits for); the next candidate is
 // tried then. Nothing is read first to decide, so no two creations can both take a pair, on any instance.
-import type { Dialect, Tx } from '../store/db.js';
+import type { Tx } from '../store/db.js';
 import type { ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import type { Capabilities } from '../numbers/countries.js';
 import { destinationCountry } from '../carrier/destinations.js';
-import { keepNumber } from '../numbers/store.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { insertParticipant, type PoolNumber } from './session-store.js';
@@ -49,11 +48,9 @@ function candidatesFor(usable: PoolNumber[], identifier: string): string[] {
  * them open; `422 no_proxy_number_available` naming the first participant none is left for (the caller's
  * transaction then rolls back: no half-made session stays). Participants are taken in the order of their
  * identifiers, so that two creations never wait for each other's pairs in opposite orders (a deadlock on PostgreSQL).
- * A number is kept (see keepNumber) before it is taken: a release running at the same time fails the new session.
  */
 export async function assignProxyNumbers(
   tx: Tx,
-  dialect: Dialect,
   session: ProxySessionRow,
   participants: ParticipantInput[],
   pool: PoolNumber[],
@@ -67,7 +64,6 @@ export async function assignProxyNumbers(
   for (const { input, position } of byIdentifier) {
     let taken: ProxyParticipantRow | undefined;
     for (const proxyIdentifier of candidatesFor(usable, input.identifier)) {
-      if (!(await keepNumber(tx, dialect, session.account_sid, proxyIdentifier))) continue;
       const row: ProxyParticipantRow = {
         sid: newSid('proxyParticipant', now),
         session_sid: session.sid,

@@ -1,6 +1,6 @@
 // SQL of the sessions' side of proxy (the API, the pool, the expiry): sessions and participants as they are created,
 // listed and closed. The statements the relays share are in store.ts.
-import type { Db, Tx } from '../store/db.js';
+import type { Db, Dialect, Tx } from '../store/db.js';
 import type { IncomingNumberRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -92,6 +92,20 @@ export async function insertParticipant(db: Conn, row: ProxyParticipantRow): Pro
 /** The numbers the account holds, the pool its sessions' proxy numbers come from. */
 export function poolOf(db: Conn, accountSid: string): Promise<PoolNumber[]> {
   return selectPool.all(db, accountSid);
+}
+
+/**
+ * PostgreSQL: locks the account's count row (made if missing) until the transaction ends. Every change of a session's
+ * end takes it before the session's row, as a creation takes it by its insert: one order of locks, so an end, an
+ * expiry, a release and a creation of one account never wait for each other crosswise. SQLite: one writer anyway.
+ */
+export async function lockOpenCount(tx: Tx, dialect: Dialect, accountSid: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await tx.db
+    .insertInto('proxy_open_counts')
+    .values({ account_sid: accountSid, open: 0 })
+    .onConflict((oc) => oc.column('account_sid').doUpdateSet((eb) => ({ open: eb.ref('proxy_open_counts.open') })))
+    .execute();
 }
 
 /** How many sessions of the account have not ended (kept by triggers, migration 014_proxy_open_counts). */

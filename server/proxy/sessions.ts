@@ -37,7 +37,7 @@ export class ProxySessionService {
   ) {
     this.expiry = new SessionExpiry(store, webhooks);
     // A released number can no longer relay: the sessions it serves fail, in the release's transaction.
-    numbers.onReleased((tx, released) => this.numberReleased(tx, released.phone_number));
+    numbers.onReleased((tx, released) => this.numberReleased(tx, released));
   }
 
   async create(
@@ -52,11 +52,6 @@ export class ProxySessionService {
       throw errors.invalidField('participants', 'must have two different identifiers');
     assertUrlsAllowed(this.privateAddresses, { callback_url: input.callback_url });
     return this.store.transaction(async (tx) => {
-      const pool = await sessions.poolOf(tx.db, accountSid);
-      input.participants.forEach((p, i) => {
-        if (pool.some((n) => n.phone_number === p.identifier))
-          throw errors.invalidField(`participants[${i}].identifier`, 'is a number of your account, not a participant');
-      });
       const now = tx.clock.now();
       const created = new Date(now).toISOString();
       const ttl = input.ttl ?? DEFAULT_TTL;
@@ -75,11 +70,17 @@ export class ProxySessionService {
         date_ended: null,
       };
       // Counted by the insert's trigger, which on PostgreSQL holds the account's count row until this transaction
-      // ends: concurrent creations of one account take turns, and the quota is exact.
+      // ends: concurrent creations of one account take turns, and the quota is exact. A release of a number takes
+      // that row too (see numberReleased): the pool is read after it, so it never holds a number released meanwhile.
       if (!(await sessions.insertSession(tx.db, row))) throw errors.uniqueNameInUse(row.unique_name!);
+      const pool = await sessions.poolOf(tx.db, accountSid);
+      input.participants.forEach((p, i) => {
+        if (pool.some((n) => n.phone_number === p.identifier))
+          throw errors.invalidField(`participants[${i}].identifier`, 'is a number of your account, not a participant');
+      });
       if ((await sessions.countOpenSessions(tx.db, accountSid)) > this.maxOpen)
         throw errors.proxySessionQuotaExceeded(this.maxOpen);
-      const participants = await assignProxyNumbers(tx, this.store.dialect, row, input.participants, pool);
+      const participants = await assignProxyNumbers(tx, row, input.participants, pool);
       await scheduleExpiry(tx, row);
       const view = sessionView(row, participants);
       await recorder?.record(tx, view);
@@ -111,6 +112,7 @@ export class ProxySessionService {
   /** Ends the session (`closed`, `ended`); one that has already ended stays as it is. */
   async end(accountSid: string, sid: string): Promise<void> {
     await this.store.transaction(async (tx) => {
+      await sessions.lockOpenCount(tx, this.store.dialect, accountSid);
       if (!(await sessions.ownedSession(tx.db, accountSid, sid))) throw errors.noSuchProxySession(sid);
       const at = new Date(tx.clock.now()).toISOString();
       const ended = await sessions.endSession(tx.db, sid, { status: 'closed', closed_reason: 'ended', at });
@@ -128,8 +130,11 @@ export class ProxySessionService {
     return this.expiry.jobHandlers();
   }
 
-  /** The sessions `phoneNumber` serves as a proxy number fail (`number_released`), in the release's transaction. */
-  private async numberReleased(tx: Tx, phoneNumber: string): Promise<void> {
+  /** The open sessions the released number serves fail (`number_released`), in the release's transaction. */
+  private async numberReleased(tx: Tx, released: { account_sid: string; phone_number: string }): Promise<void> {
+    // After the count row: a creation holding it commits first, and its session is then seen and failed here.
+    await sessions.lockOpenCount(tx, this.store.dialect, released.account_sid);
+    const phoneNumber = released.phone_number;
     const at = new Date(tx.clock.now()).toISOString();
     for (const sid of await sessions.openSessionsUsing(tx.db, phoneNumber)) {
       const failed = await sessions.endSession(tx.db, sid, { status: 'failed', closed_reason: 'number_released', at });
