@@ -1510,7 +1510,8 @@ export interface components {
         MessageChannel: "sms" | "mms" | "rcs";
         /**
          * @description `outbound-api` (sent with POST /v1/messages), `outbound-reply` (sent as the reply to an
-         *     inbound-message webhook), `inbound` (received by a number of your account).
+         *     inbound-message webhook, or relayed by a proxy session from one participant to the other),
+         *     `inbound` (received by a number of your account).
          *
          * @enum {string}
          */

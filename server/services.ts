@@ -10,6 +10,7 @@ import type { Carrier } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
 import { WebhookService } from './webhooks/service.js';
 import { MessageService } from './messages/service.js';
+import { relayProxyMessages } from './proxy/message-relay.js';
 import { LookupService } from './lookups/service.js';
 import { AddressService } from './addresses/service.js';
 import { NumberService } from './numbers/service.js';
@@ -68,6 +69,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     config.maxQueuedMessages,
     config.webhookAllowPrivate,
   );
+  relayProxyMessages(messages, webhooks);
   const addresses = new AddressService(store, config.addressVerificationDelay);
   const numbers = new NumberService(
     store,

@@ -2,6 +2,7 @@
 import type autocannon from 'autocannon';
 import { messageScenarios } from './messages.js';
 import { callScenarios } from './calls.js';
+import { proxyScenarios } from './proxy.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -207,6 +208,7 @@ export const scenarios: Scenario[] = [
   },
   ...messageScenarios,
   ...callScenarios,
+  ...proxyScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

@@ -1,8 +1,11 @@
 // What several bench scenarios use: a pool of the account's numbers, CPU time per unit of work, waiting for rest.
 import type { CpuTime, Target } from './scenarios.js';
 
-/** Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has. */
-export async function numberPool(target: Target, count: number): Promise<string[]> {
+/**
+ * Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has (with
+ * `smsUrl`, each sends its inbound messages there).
+ */
+export async function numberPool(target: Target, count: number, smsUrl?: string): Promise<string[]> {
   const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
   const pool: string[] = [];
   for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {
@@ -16,7 +19,7 @@ export async function numberPool(target: Target, count: number): Promise<string[
       const res = await fetch(`${target.url}/v1/incoming-phone-numbers`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ PhoneNumber: n.phone_number }),
+        body: JSON.stringify({ PhoneNumber: n.phone_number, ...(smsUrl ? { SmsUrl: smsUrl } : {}) }),
       });
       if (res.status === 201) pool.push(n.phone_number);
     }

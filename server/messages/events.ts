@@ -7,6 +7,12 @@ import { messageView } from './view.js';
 
 export type MessageListener = (tx: Tx, message: MessageRow) => Promise<void>;
 
+/**
+ * Takes an inbound message in place of the receiving number's sms_url (a proxy session relays it): true when it
+ * did, and the message then gets no `message.received` webhook (so no automatic reply either).
+ */
+export type InboundRelay = (tx: Tx, message: MessageRow) => Promise<boolean>;
+
 export const REPLY_HANDLER = 'message.reply';
 
 /** What the inbound webhook's response handler needs to send a reply. */
@@ -22,6 +28,7 @@ export interface ReplyContext {
 export class MessageEvents {
   private readonly statusListeners: MessageListener[] = [];
   private readonly inboundListeners: MessageListener[] = [];
+  private relay: InboundRelay | null = null;
 
   constructor(private readonly webhooks: WebhookService) {}
 
@@ -31,6 +38,11 @@ export class MessageEvents {
 
   onInbound(listener: MessageListener): void {
     this.inboundListeners.push(listener);
+  }
+
+  /** The one feature that may take inbound messages away from their number's sms_url (proxy sessions). */
+  relayInbound(relay: InboundRelay): void {
+    this.relay = relay;
   }
 
   /** A status change of an outbound message: `message.<status>` to its status_callback, then the listeners. */
@@ -47,9 +59,15 @@ export class MessageEvents {
     for (const listener of this.statusListeners) await listener(tx, row);
   }
 
-  /** A message received by a number of the platform: `message.received` to its sms_url, then the listeners. */
-  async received(tx: Tx, row: MessageRow, smsUrl: string | null, allowReply: boolean): Promise<void> {
-    if (smsUrl) {
+  /**
+   * A message received by a number of the platform: relayed (proxy), else `message.received` to its sms_url; then
+   * the listeners. `original` is false for a message that is itself a reply or a relay sent from this platform: it
+   * is neither relayed nor answered automatically, so two auto-responders, or two proxy sessions whose participants
+   * are each other's proxy numbers, cannot loop.
+   */
+  async received(tx: Tx, row: MessageRow, smsUrl: string | null, original: boolean): Promise<void> {
+    const relayed = original && this.relay !== null && (await this.relay(tx, row));
+    if (smsUrl && !relayed) {
       const context: ReplyContext = {
         accountSid: row.account_sid,
         from: row.to_number,
@@ -62,7 +80,7 @@ export class MessageEvents {
         type: 'message.received',
         resourceSid: row.sid,
         data: messageView(row),
-        onResponse: allowReply ? { handler: REPLY_HANDLER, context } : undefined,
+        onResponse: original ? { handler: REPLY_HANDLER, context } : undefined,
       });
     }
     for (const listener of this.inboundListeners) await listener(tx, row);

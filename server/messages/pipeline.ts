@@ -128,14 +128,18 @@ export class MessagePipeline implements CarrierReports {
     if (updated) await this.events.statusChanged(tx, updated);
   }
 
-  /** A message arriving at a number held on this platform: stored for its holder, sent to its sms_url. */
+  /**
+   * A message arriving at a number held on this platform: stored for its holder, then relayed to the other
+   * participant when it comes from a participant of an open proxy session on that number, else sent to its sms_url.
+   */
   async inboundMessage(tx: Tx, inbound: InboundMessage): Promise<void> {
     const number = await incomingNumber(tx.db, inbound.to);
     if (!number) return;
     const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
     const row = inboundRow(number.account_sid, inbound, tx.clock.now());
     await insertMessage(tx.db, row);
-    // A reply arriving at a number that answers with replies would ping-pong forever: only first messages get one.
+    // A reply (or a proxy relay, which is sent as one) arriving at a number that answers with replies, or that
+    // relays, would ping-pong forever: only first messages get a reply or a relay.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }
 }

@@ -9,7 +9,7 @@ import type { PageRequest } from '../store/pagination.js';
 import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
-import { MessageEvents, REPLY_HANDLER, type MessageListener, type ReplyContext } from './events.js';
+import { MessageEvents, REPLY_HANDLER, type InboundRelay, type MessageListener, type ReplyContext } from './events.js';
 import { MessagePipeline, enqueueDispatch, inboundRow } from './pipeline.js';
 import { parseReplies } from './replies.js';
 import { countSegments } from './segments.js';
@@ -42,8 +42,13 @@ export interface SendOptions {
   tx?: Tx;
   /** Skip the check that `from` is a number of the account (for platform senders, e.g. verification codes). */
   trustedFrom?: boolean;
-  /** The inbound message this one answers. */
+  /** The inbound message this one answers (or relays). */
   originSid?: string;
+  /**
+   * Refuse with `message_queue_full` when the account's queue is full, as for `outbound-api`, though the direction
+   * is `outbound-reply` (a proxy relay: the caller undoes the insert under a savepoint and records the failure).
+   */
+  refuseWhenQueueFull?: boolean;
   /** An idempotent request's: records the answer in the transaction of the send. */
   recorder?: ResponseRecorder;
 }
@@ -83,6 +88,11 @@ export class MessageService {
 
   onInbound(listener: MessageListener): void {
     this.events.onInbound(listener);
+  }
+
+  /** Proxy sessions take the inbound messages they relay here, away from the number's sms_url. */
+  relayInbound(relay: InboundRelay): void {
+    this.events.relayInbound(relay);
   }
 
   /** Throws the 400 that `sendMessage` answers for a message it refuses before looking at the database. */
@@ -149,7 +159,8 @@ export class MessageService {
       // Counted after the insert, whose trigger added it: on PostgreSQL that holds the account's count row until
       // this transaction ends, so concurrent sends see each other and the quota is exact. Replies to inbound
       // messages are not refused (they answer traffic the account does not control), but count.
-      if (row.direction === 'outbound-api' && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
+      const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
+      if (refusable && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
         throw errors.messageQueueFull(this.maxQueued);
       }
       await enqueueDispatch(tx, row.sid, sendAt ?? undefined);

@@ -64,19 +64,23 @@ export function updateInteraction(
   return db.updateTable('proxy_interactions').set(changes).where('sid', '=', sid).returningAll().executeTakeFirst();
 }
 
+// Compiled once: every relayed message and bridged call runs it.
+const touch = prepared((db, sid: string, expiry: string, at: string) =>
+  db
+    .updateTable('proxy_sessions')
+    .set({ status: 'in-progress', date_expiry: expiry, date_updated: at })
+    .where('sid', '=', sid)
+    .where('date_ended', 'is', null)
+    .returningAll(),
+);
+
 /**
  * An interaction happened at `at` (ISO): an open session becomes `in-progress`, and its expiry slides to `ttl`
  * seconds after it. Nothing for a session that has ended; its new row otherwise.
  */
 export function touchSession(db: Conn, session: ProxySessionRow, at: string): Promise<ProxySessionRow | undefined> {
   const expiry = new Date(Date.parse(at) + Number(session.ttl) * 1000).toISOString();
-  return db
-    .updateTable('proxy_sessions')
-    .set({ status: 'in-progress', date_expiry: expiry, date_updated: at })
-    .where('sid', '=', session.sid)
-    .where('date_ended', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  return touch.first(db, session.sid, expiry, at);
 }
 
 const selectInteraction = prepared((db, sid: string) =>

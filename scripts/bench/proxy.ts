@@ -1,0 +1,192 @@
+// Bench scenario of proxy sessions: session creation at 50 connections beside the bare POST, then, with the sessions
+// open over 100 proxy numbers, the main-thread CPU time per relayed message beside that of a plain inbound message.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchTools, CpuTime, Scenario, Target } from './scenarios.js';
+import { numberPool, settled } from './shared.js';
+
+const SESSIONS = Number(process.env.BENCH_PROXY_SESSIONS ?? 10_000);
+const POOL = 100;
+/** Inbound messages per load, of each kind, per round. */
+const MESSAGES = Number(process.env.BENCH_PROXY_MESSAGES ?? 3000);
+const ROUNDS = Number(process.env.BENCH_PROXY_ROUNDS ?? 3);
+// The issue's targets: creation at 30% or more of the bare POST; a relay's main-thread CPU at most 1.5× a plain
+// inbound message's, both measured in one run.
+const TARGET = { createRatio: 0.3, relayCpuFactor: 1.5 } as const;
+const verdict = (met: boolean) => (met ? 'met' : 'missed');
+
+interface Party {
+  identifier: string;
+  proxy_identifier: string;
+}
+
+/** A loopback receiver of every webhook (the pool's sms_url, the sessions' callback_url) that only counts them. */
+async function startReceiver() {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    count: () => count,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const mainMs = (before: CpuTime | null, after: CpuTime | null, count: number) =>
+  before && after ? ((after.main - before.main) * 1000) / count : NaN;
+
+async function proxy(target: Target, { load, barePost, row, loopFigures }: BenchTools): Promise<string[]> {
+  const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  const receiver = await startReceiver();
+  const pool = await numberPool(target, POOL, receiver.url);
+
+  // Two numbers of their own per session (the pool's first candidate is free for each: what creation costs when
+  // participants are new), in area codes the pool does not hold.
+  let created = 0;
+  const createSessions = (options: { duration?: number; amount?: number }) =>
+    load({
+      url: `${target.url}/v1/proxy/sessions`,
+      method: 'POST',
+      headers,
+      requests: [
+        {
+          setupRequest: (req) => {
+            const n = created++;
+            return {
+              ...req,
+              body: JSON.stringify({
+                mode: 'message-only',
+                callback_url: receiver.url,
+                participants: [{ identifier: `+1646${2_000_000 + n}` }, { identifier: `+1917${2_000_000 + n}` }],
+              }),
+            };
+          },
+        },
+      ],
+      ...options,
+    });
+  await createSessions({ duration: 3 });
+  await settled(target);
+  const bare = await barePost();
+  await target.loopDelay();
+  const creation = await createSessions({});
+  const creationLoop = await target.loopDelay();
+  if (created < SESSIONS) await createSessions({ amount: SESSIONS - created });
+  const { parties, proxyNumbers } = await openSessions(target);
+  const errors = creation.errors;
+
+  // Plain inbound: a stranger's message to a proxy number (it goes to the number's sms_url). Relay: a participant's
+  // message to their proxy number (relayed to the other one; proxy.interaction.created to the callback_url).
+  let plainSent = 0;
+  let relaySent = 0;
+  const inject = (body: () => { from: string; to: string; body: string }) =>
+    load({
+      url: `${target.url}/v1/sandbox/inbound-messages`,
+      method: 'POST',
+      headers,
+      amount: MESSAGES,
+      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body()) }) }],
+    });
+  const plain = () =>
+    inject(() => {
+      const n = plainSent++;
+      return { from: `+1718${2_000_000 + n}`, to: pool[n % pool.length], body: 'Is this the bakery?' };
+    });
+  const relay = () =>
+    inject(() => {
+      const p = parties[relaySent++ % parties.length];
+      return { from: p.identifier, to: p.proxy_identifier, body: 'I am at the side entrance.' };
+    });
+  // What one load costs the main thread: while it runs (the answers; background work as it happens) and until the
+  // server is idle again (the webhooks delivered, the relays handed to the carrier).
+  const measure = async (send: () => Promise<{ requests: number; errors: number }>) => {
+    await settled(target);
+    const before = await target.cpu();
+    const figures = await send();
+    const answered = await target.cpu();
+    await settled(target);
+    const idle = await target.cpu();
+    return {
+      errors: figures.errors,
+      window: mainMs(before, answered, figures.requests),
+      full: mainMs(before, idle, figures.requests),
+    };
+  };
+  await plain();
+  await relay();
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const p = await measure(plain);
+    const r = await measure(relay);
+    rounds.push({ plain: p, relay: r, ratio: r.full / p.full, windowRatio: r.window / p.window });
+  }
+  await receiver.close();
+  const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+  const messageErrors = rounds.reduce((n, r) => n + r.plain.errors + r.relay.errors, 0);
+  const each = rounds
+    .map(
+      (r) =>
+        `${r.ratio.toFixed(2)}× (${r.relay.full.toFixed(3)} vs ${r.plain.full.toFixed(3)} ms; while answering ` +
+        `${r.relay.window.toFixed(3)} vs ${r.plain.window.toFixed(3)} ms)`,
+    )
+    .join(', ');
+  const ratio = creation.rps / bare.figures.rps;
+  return [
+    row(
+      `POST /v1/proxy/sessions (two participants, pool pick under the open-pair index, insert), after a 3 s ` +
+        `warm-up, beside a bare POST measured just before it (${bare.figures.rps.toFixed(0)} req/s, p99 ` +
+        `${bare.figures.p99} ms); server event loop late by ${loopFigures(creationLoop)}; ` +
+        `target ${TARGET.createRatio * 100}% of bare ${verdict(ratio >= TARGET.createRatio && errors === 0)}`,
+      creation,
+      bare.figures,
+    ),
+    `| relay with ${parties.length} sessions open over a pool of ${pool.length} numbers (${proxyNumbers} in use): ` +
+      `main-thread CPU per inbound message, from the load's start until the server is idle again, relayed ` +
+      `${median.relay.full.toFixed(3)} ms vs plain ${median.plain.full.toFixed(3)} ms, ` +
+      `**${median.ratio.toFixed(2)}×** (while answering: ${median.relay.window.toFixed(3)} vs ` +
+      `${median.plain.window.toFixed(3)} ms, ${median.windowRatio.toFixed(2)}×); ` +
+      `${MESSAGES} of each per round at 50 connections, the median of ${ROUNDS} rounds: ${each}; ` +
+      `${messageErrors} non-2xx; target ${TARGET.relayCpuFactor}× ` +
+      `${verdict(median.ratio <= TARGET.relayCpuFactor && messageErrors === 0)} | | | | | |`,
+  ];
+}
+
+/** The first participant of every open session, and how many proxy numbers the sessions use. */
+async function openSessions(target: Target): Promise<{ parties: Party[]; proxyNumbers: number }> {
+  const headers = { authorization: `Bearer ${target.apiKey}` };
+  const parties: Party[] = [];
+  const proxies = new Set<string>();
+  let token: string | null = null;
+  do {
+    const query = new URLSearchParams({ status: 'open', page_size: '1000', ...(token ? { page_token: token } : {}) });
+    const res = await fetch(`${target.url}/v1/proxy/sessions?${query.toString()}`, { headers });
+    if (!res.ok) throw new Error(`proxy bench: listing sessions answered ${res.status}`);
+    const page = (await res.json()) as { data: { participants: Party[] }[]; next_page_token: string | null };
+    for (const session of page.data) {
+      parties.push(session.participants[0]);
+      for (const p of session.participants) proxies.add(p.proxy_identifier);
+    }
+    token = page.next_page_token;
+  } while (token);
+  return { parties, proxyNumbers: proxies.size };
+}
+
+export const proxyScenarios: Scenario[] = [
+  {
+    name: 'proxy',
+    env: {
+      MAX_OPEN_PROXY_SESSIONS: '1000000',
+      // Relays are handed to the sandbox and stop there: its network simulation is not what is measured.
+      SANDBOX_SENT_DELAY_MS: '600000',
+      SANDBOX_MESSAGES_PER_SECOND: '1000000',
+    },
+    run: (target, tools) => proxy(target, tools),
+  },
+];

@@ -1,0 +1,214 @@
+// The server SIGKILLed while participants' messages to their proxy numbers are being relayed, then restarted on the
+// same database: every inbound message it acknowledged (or stored) has exactly one relayed message, never none and
+// never two, and every relay goes on to be delivered once, with its interaction's events.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
+import type { components } from '../../generated/openapi.js';
+import { dropPostgresSchema } from '../../server/store/db.js';
+import { loadConfig } from '../../server/config.js';
+import { ENGINES, testEnv } from '../support/server.js';
+import { freePort } from '../support/prism.js';
+import { killServerProcess, startServerProcess } from '../support/run.js';
+import { waitUntil } from '../support/wait.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+
+type Interaction = components['schemas']['ProxyInteraction'];
+
+const SESSIONS = 10;
+const POOL = 3;
+/** Acknowledged inbound messages before the kill; the lanes keep sending until it. */
+const KILL_AFTER = 150;
+const API_KEY = 'tk_proxy_crash_test_key_0123456789ab';
+
+async function ready(url: string): Promise<void> {
+  await waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
+}
+
+async function allMessages(client: TelephonyClient, direction: 'inbound' | 'outbound-reply') {
+  const out = [];
+  let token: string | undefined;
+  do {
+    const { data } = await client.GET('/v1/messages', {
+      params: { query: { direction, page_size: 1000, page_token: token } },
+    });
+    out.push(...data!.data);
+    token = data!.next_page_token ?? undefined;
+  } while (token);
+  return out;
+}
+
+async function allInteractions(client: TelephonyClient, sessionSids: string[]): Promise<Interaction[]> {
+  const out: Interaction[] = [];
+  for (const sid of sessionSids) {
+    let token: string | undefined;
+    do {
+      const { data } = await client.GET('/v1/proxy/sessions/{sid}/interactions', {
+        params: { path: { sid }, query: { page_size: 1000, page_token: token } },
+      });
+      out.push(...data!.data);
+      token = data!.next_page_token ?? undefined;
+    } while (token);
+  }
+  return out;
+}
+
+describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (engine) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+  });
+
+  it(
+    'relays every stored inbound message exactly once after a restart, and delivers each relay once',
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-proxy-crash-'));
+      const port = await freePort();
+      const env = testEnv(engine, dataDir, {
+        PORT: String(port),
+        TELEPHONY_API_KEY: API_KEY,
+        SANDBOX_SENT_DELAY_MS: '100',
+        SANDBOX_DELIVERY_DELAY_MS: '200',
+        SANDBOX_MESSAGES_PER_SECOND: '150',
+        WEBHOOK_RETRY_BASE_MS: '50',
+        WEBHOOK_RETRY_MAX_MS: '500',
+        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed.
+        JOB_LEASE_MS: '15000',
+      });
+      const config = loadConfig(env);
+      cleanups.push(async () => {
+        if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      });
+      const url = `http://127.0.0.1:${port}`;
+      const receiver = await startReceiver();
+      cleanups.push(() => receiver.close());
+
+      let server = startServerProcess(env);
+      cleanups.push(async () => {
+        if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
+      });
+      await ready(url);
+      const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+      const search = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+        params: { path: { country: 'US' }, query: { page_size: POOL } },
+      });
+      for (const candidate of search.data!.data) {
+        const { response } = await client.POST('/v1/incoming-phone-numbers', {
+          body: { PhoneNumber: candidate.phone_number },
+        });
+        expect(response.status).toBe(201);
+      }
+      const sessions = [];
+      for (let i = 0; i < SESSIONS; i++) {
+        const { data, error } = await client.POST('/v1/proxy/sessions', {
+          body: {
+            mode: 'message-only',
+            callback_url: `${receiver.url}/events`,
+            participants: [
+              { identifier: `+1415555${String(1000 + i)}` },
+              { identifier: `+1415555${String(2000 + i)}` },
+            ],
+          },
+        });
+        if (!data) throw new Error(`session not created: ${JSON.stringify(error)}`);
+        sessions.push(data);
+      }
+
+      // Ten participants text their proxy numbers, each its own lane, until the server dies under them.
+      const acknowledged: { sid: string; body: string }[] = [];
+      let killed = false;
+      const lanes = Promise.all(
+        sessions.map(async (session, lane) => {
+          const [from] = session.participants;
+          for (let n = 0; !killed; n++) {
+            const body = `relay ${lane}-${n}`;
+            try {
+              const { data } = await client.POST('/v1/sandbox/inbound-messages', {
+                body: { from: from.identifier, to: from.proxy_identifier, body },
+              });
+              if (data) acknowledged.push({ sid: data.sid, body });
+            } catch {
+              return; // the server is gone: this message may or may not have been stored
+            }
+          }
+        }),
+      );
+      await waitUntil(async () => acknowledged.length >= KILL_AFTER, 60_000, `${KILL_AFTER} acknowledged messages`);
+      await killServerProcess(server);
+      killed = true;
+      await lanes;
+      // The kill came mid-relay: relayed messages were still on their way.
+      const atKill = await relaysAtKill(config);
+      expect(atKill.delivered).toBeLessThan(atKill.total);
+
+      server = startServerProcess(env);
+      await ready(url);
+      const sessionSids = sessions.map((s) => s.sid);
+      const relays = await waitUntil(
+        async () => {
+          const list = await allMessages(client, 'outbound-reply');
+          return list.every((m) => m.status === 'delivered') && list;
+        },
+        120_000,
+        'every relayed message to be delivered',
+      );
+      const inbound = await allMessages(client, 'inbound');
+      const interactions = await waitUntil(
+        async () => {
+          const list = await allInteractions(client, sessionSids);
+          return list.every((i) => i.status === 'completed') && list;
+        },
+        60_000,
+        'every interaction to be completed',
+      );
+
+      // Every acknowledged message was stored, and every stored one (acknowledged or cut off) relayed exactly once.
+      const inboundSids = new Set(inbound.map((m) => m.sid));
+      expect(acknowledged.filter((a) => !inboundSids.has(a.sid))).toEqual([]);
+      expect(interactions.map((i) => i.inbound_sid).sort()).toEqual([...inboundSids].sort());
+      expect(relays.map((m) => m.sid).sort()).toEqual(interactions.map((i) => i.outbound_sid).sort());
+      const relayedBodies = relays.map((m) => m.body).sort();
+      expect(relayedBodies).toEqual(inbound.map((m) => m.body).sort());
+      expect(new Set(relayedBodies).size).toBe(relayedBodies.length);
+      for (const { body } of acknowledged) expect(relayedBodies).toContain(body);
+
+      // Each interaction's events: created then updated, each once (a redelivery repeats its webhook-id).
+      await receiver.waitFor((r) => new Set(r.map((w) => w.headers['webhook-id'])).size >= 2 * interactions.length);
+      const firsts = new Map<string, string[]>();
+      const seen = new Set<string>();
+      for (const w of receiver.received) {
+        if (seen.has(w.headers['webhook-id'])) continue;
+        seen.add(w.headers['webhook-id']);
+        firsts.set(w.json.data.sid, [...(firsts.get(w.json.data.sid) ?? []), w.json.type]);
+      }
+      for (const interaction of interactions) {
+        expect(firsts.get(interaction.sid)).toEqual(['proxy.interaction.created', 'proxy.interaction.updated']);
+      }
+    },
+  );
+});
+
+/** How many relayed messages there were when the server died, and how many of them were delivered (read straight
+ * from the database). */
+async function relaysAtKill(config: ReturnType<typeof loadConfig>) {
+  const { Store } = await import('../../server/store/db.js');
+  const store = await Store.open({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    schema: config.databaseSchema ?? undefined,
+  });
+  try {
+    const rows = await store.db
+      .selectFrom('messages')
+      .select('status')
+      .where('direction', '=', 'outbound-reply')
+      .execute();
+    return { total: rows.length, delivered: rows.filter((r) => r.status === 'delivered').length };
+  } finally {
+    await store.close();
+  }
+}
