@@ -84,7 +84,10 @@ function hintFor(req: Request, all: { path: string; message: string }[]): string
       return typeof value === 'string' && /^ \d/.test(value);
     })
   ) {
-    return 'A phone number arrived with a leading space: a `+` sent unencoded in a query or form means a space, encode it as %2B.';
+    return (
+      'A phone number arrived with a leading space: a `+` sent unencoded in a query or form means a space, ' +
+      'encode it as %2B.'
+    );
   }
   const body = req.body as unknown;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return null;

@@ -296,7 +296,7 @@ export interface RecordingRow {
   date_updated: string;
 }
 
-export type ProxySessionStatus = 'open' | 'in-progress' | 'closed' | 'failed';
+type ProxySessionStatus = 'open' | 'in-progress' | 'closed' | 'failed';
 
 /** A proxy session (server/proxy). `date_ended` null means open or in progress. */
 export interface ProxySessionRow {

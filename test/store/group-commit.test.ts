@@ -59,7 +59,7 @@ describe('transactions grouped into one SQLite commit', () => {
     });
   });
 
-  it('gives the event loop a turn between groups: a timer due during a long burst runs before the burst ends', async () => {
+  it('gives the event loop a turn between groups: a timer due in a long burst runs before the burst ends', async () => {
     const store = await open();
     const busyMs = 2;
     let committed = 0;
