@@ -1,5 +1,6 @@
 // SQL of the proxy tables (migration 013) that both sides of the feature share: the sessions' API and pool
 // (sessions.ts) and the relay (relay.ts). Each side keeps its own statements beside it; these are the common ones.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../store/db.js';
 import type { ProxyInteractionRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -65,18 +66,26 @@ export function updateInteraction(
 }
 
 // Compiled once: every relayed message and bridged call runs it.
+// The expiry only moves on (a relay that waited for the row behind a later one keeps the later expiry), and a session
+// whose expiry has passed is not revived even when its expiry job has not run yet.
 const touch = prepared((db, sid: string, expiry: string, at: string) =>
   db
     .updateTable('proxy_sessions')
-    .set({ status: 'in-progress', date_expiry: expiry, date_updated: at })
+    .set({
+      status: 'in-progress',
+      date_expiry: sql<string>`case when date_expiry > ${expiry} then date_expiry else ${expiry} end`,
+      date_updated: at,
+    })
     .where('sid', '=', sid)
     .where('date_ended', 'is', null)
+    .where('date_expiry', '>', at)
     .returningAll(),
 );
 
 /**
  * An interaction happened at `at` (ISO): an open session becomes `in-progress`, and its expiry slides to `ttl`
- * seconds after it. Nothing for a session that has ended; its new row otherwise.
+ * seconds after it. Nothing for a session that has ended, or whose expiry is past (it is closing); its new row
+ * otherwise.
  */
 export function touchSession(db: Conn, session: ProxySessionRow, at: string): Promise<ProxySessionRow | undefined> {
   const expiry = new Date(Date.parse(at) + Number(session.ttl) * 1000).toISOString();

@@ -229,6 +229,22 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     expect(await sentBy(account, 'outbound-reply')).toEqual([]);
   });
 
+  it('relays nothing once the ttl has passed, even before the expiry job ran: the message goes to the sms_url', async () => {
+    const tag = 'expired';
+    const { account } = await owner(tag);
+    const alice = outsider();
+    const { data: session } = await account.client.POST('/v1/proxy/sessions', {
+      body: { mode: 'message-only', ttl: 60, participants: [{ identifier: alice }, { identifier: outsider() }] },
+    });
+    clock.advance(61_000);
+
+    const inbound = await inject(account, alice, session!.participants[0].proxy_identifier, 'Anyone?');
+    await receiver.waitFor((r) => r.some(at(tag, 'pool')));
+    expect(hooks(tag, 'pool')[0].json.data.sid).toBe(inbound.sid);
+    expect(await interactionsOf(account, session!.sid)).toEqual([]);
+    expect(await sentBy(account, 'outbound-reply')).toEqual([]);
+  });
+
   it('does not relay messages in a voice-only session: they go to the sms_url', async () => {
     const tag = 'voice-only';
     const { account } = await owner(tag);
