@@ -11,6 +11,7 @@ import type { CallRow, ProxyInteractionRow, ProxyParticipantRow } from '../store
 import type { WebhookService } from '../webhooks/service.js';
 import type { LegHooks } from '../calls/engine/leg-hooks.js';
 import { sidFor } from '../ids.js';
+import { callBySid } from '../calls/engine/store.js';
 import { nowIso } from '../clock.js';
 import { interactionEvent } from './events.js';
 import {
@@ -40,6 +41,7 @@ export class ProxyCallRelay implements LegHooks {
   async inbound(tx: Tx, leg: CallRow): Promise<CallRow> {
     const caller = await openParticipant(tx.db, leg.from_number, leg.to_number);
     if (!caller || caller.account_sid !== leg.account_sid) return leg;
+    if (await this.isBridge(tx, leg)) return leg;
     const session = await sessionBySid(tx.db, caller.session_sid);
     const other = (await participantsOf(tx.db, caller.session_sid)).find((p) => p.sid !== caller.sid);
     if (!session || !other) return leg;
@@ -67,6 +69,17 @@ export class ProxyCallRelay implements LegHooks {
     await insertInteraction(tx.db, interaction);
     await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
     return { ...leg, url: null, method: null, twiml: bridged ? dialTo(other) : REJECT };
+  }
+
+  /**
+   * Whether the leg is itself a proxy bridge arriving at a platform number (its calling leg a Dial leg of a bridged
+   * call): it is not bridged again, as a relayed message is not relayed again, so two sessions whose participants are
+   * each other's proxy numbers cannot chain calls forever. It runs the number's voice_url.
+   */
+  private async isBridge(tx: Tx, leg: CallRow): Promise<boolean> {
+    const calling = leg.peer_sid ? await callBySid(tx.db, leg.peer_sid) : undefined;
+    if (calling?.direction !== 'outbound-dial' || !calling.parent_call_sid) return false;
+    return (await interactionBySid(tx.db, sidFor('proxyInteraction', calling.parent_call_sid))) !== undefined;
   }
 
   /** The bridge's leg is placed: the interaction's outbound leg (the first Dial of the call only). */

@@ -244,6 +244,34 @@ describe.each(ENGINES)('proxy call relay (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
+  it('does not bridge again a bridged call that reaches a proxy number of another session (no loop)', async () => {
+    const x = await t.newAccount('loop-x');
+    const y = await t.newAccount('loop-y');
+    const p = await holdNumber(x, { VoiceUrl: `${receiver.url}/voice` });
+    const q = await holdNumber(y, { VoiceUrl: `${receiver.url}/voice` });
+    const [alice, bob] = [outsideNumber(), outsideNumber()];
+    const body = (first: string, second: string) => ({
+      mode: 'voice-only' as const,
+      callback_url: `${receiver.url}/proxy`,
+      participants: [{ identifier: first }, { identifier: second }],
+    });
+    const xs = (await x.client.POST('/v1/proxy/sessions', { body: body(alice, q) })).data!;
+    const ys = (await y.client.POST('/v1/proxy/sessions', { body: body(p, bob) })).data!;
+    // Alice calls P: X's session bridges her to Q, from P. At Q that call comes from P, a participant of Y's session
+    // on Q: bridged again it would go on to Bob (and two such sessions could chain calls forever).
+    await x.client.POST('/v1/sandbox/inbound-calls', { body: { from: alice, to: p } });
+    const events = await eventsUntilEnded(xs);
+    expect(events.at(-1)!.data.status).toBe('completed');
+    const { data: atQ } = await y.client.GET('/v1/calls', { params: { query: { direction: 'inbound' } } });
+    expect(atQ!.data.map((c) => [c.from, c.to])).toEqual([[p, q]]);
+    expect(voiceFetchesFor(atQ!.data[0].sid).length).toBeGreaterThan(0);
+    const { data: yInteractions } = await y.client.GET('/v1/proxy/sessions/{sid}/interactions', {
+      params: { path: { sid: ys.sid } },
+    });
+    expect(yInteractions!.data).toEqual([]);
+    expect(t.violations()).toEqual([]);
+  });
+
   it("slides the session's expiry to ttl after the call's interaction, and makes it in-progress", async () => {
     const ttl = 3600;
     const session = await openSession(outsideNumber(), outsideNumber(), 'voice-only', ttl);
