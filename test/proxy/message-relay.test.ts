@@ -229,7 +229,7 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     expect(await sentBy(account, 'outbound-reply')).toEqual([]);
   });
 
-  it('relays nothing once the ttl has passed, even before its expiry job ran: the message goes to sms_url', async () => {
+  it('relays nothing once the ttl has passed, before its expiry job ran too: the message goes to sms_url', async () => {
     const tag = 'expired';
     const { account } = await owner(tag);
     const alice = outsider();
