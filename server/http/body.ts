@@ -50,8 +50,9 @@ export function readBody(): RequestHandler {
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return next();
     // Mounted under /v1, where req.path is relative to it.
     if (!findOperation(req.method, req.baseUrl + req.path)?.bodySchema) return next();
-    // Every body the spec takes is required: an empty one is no JSON object (body-parser would make it `{}`).
-    if (req.headers['content-length'] === '0') {
+    // Every body the spec takes is required: an empty one is no JSON object (body-parser would make it `{}`). An empty
+    // form is a form of no fields, told what it lacks by the validator.
+    if (req.headers['content-length'] === '0' && !FORM.test(req.headers['content-type'] ?? '')) {
       return next(
         errors.invalidBody('The body is empty: send a JSON object (Content-Type: application/json) or a form.'),
       );
