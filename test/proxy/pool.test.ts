@@ -6,6 +6,8 @@ import { createTelephonyClient } from '../../client/index.js';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { createSession, pair, participant, provisionNumber, provisionPool } from '../support/proxy.js';
 import { stateOfAccount } from '../support/rows.js';
+import { insertParticipant } from '../../server/proxy/session-store.js';
+import { newSid } from '../../server/ids.js';
 
 describe.each(ENGINES)('the proxy pool (%s)', (engine) => {
   const t = useTestServer({ engine, contract: true });
@@ -149,5 +151,26 @@ describe.each(ENGINES)('the proxy pool (%s)', (engine) => {
       ]);
       expect(statuses.filter((status) => ![201, 204, 422].includes(status))).toEqual([]);
     }
+  });
+
+  it('takes a pair once among open sessions by the index itself: one of 20 concurrent inserts', async () => {
+    const store = t.server.services.store;
+    const row = (n: number, open: number) => ({
+      sid: newSid('proxyParticipant', Date.now()),
+      session_sid: `KC${String(n).padStart(32, '0')}`,
+      account_sid: t.account.sid,
+      position: 0,
+      identifier: participant(90),
+      proxy_identifier: '+14155550999',
+      friendly_name: null,
+      open,
+    });
+    // Concurrent transactions with no lock of ours around them: only the partial unique index orders them.
+    const taken = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => store.transaction((tx) => insertParticipant(tx.db, row(n, 1)))),
+    );
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    // A closed session's pair is no longer taken: it neither blocks nor is blocked.
+    expect(await insertParticipant(store.db, row(99, 0))).toBe(true);
   });
 });
