@@ -18,8 +18,7 @@ import {
   insertInteraction,
   interactionByOutbound,
   interactionBySid,
-  openParticipant,
-  participantsOf,
+  routeOf,
   sessionBySid,
   touchSession,
   updateInteraction,
@@ -39,12 +38,9 @@ export class ProxyCallRelay implements LegHooks {
 
   /** A call from a participant to their proxy number is the session's: a bridge, or a rejection (message-only). */
   async inbound(tx: Tx, leg: CallRow): Promise<CallRow> {
-    const caller = await openParticipant(tx.db, leg.from_number, leg.to_number);
-    if (!caller || caller.account_sid !== leg.account_sid) return leg;
-    if (await this.isBridge(tx, leg)) return leg;
-    const session = await sessionBySid(tx.db, caller.session_sid);
-    const other = (await participantsOf(tx.db, caller.session_sid)).find((p) => p.sid !== caller.sid);
-    if (!session || !other) return leg;
+    const route = await routeOf(tx.db, leg.from_number, leg.to_number, leg.account_sid);
+    if (!route || (await this.isBridge(tx, leg))) return leg;
+    const { from: caller, session, to: other } = route;
     // First, and only while the session has not ended: on PostgreSQL its row lock orders this call with a concurrent
     // end, so a session that ended first bridges nothing (the call runs voice_url).
     const touched = await touchSession(tx.db, session, leg.date_created);

@@ -20,8 +20,7 @@ import { interactionEvent } from './events.js';
 import {
   insertInteraction,
   interactionByOutbound,
-  openParticipant,
-  participantsOf,
+  routeOf,
   sessionBySid,
   touchSession,
   updateInteraction,
@@ -61,12 +60,9 @@ class MessageRelay {
 
   /** Relays `inbound` when it comes from a participant of an open session on its number that relays messages. */
   async relay(tx: Tx, inbound: MessageRow): Promise<boolean> {
-    const from = await openParticipant(tx.db, inbound.from_number, inbound.to_number);
-    if (!from || from.account_sid !== inbound.account_sid) return false;
-    const session = await sessionBySid(tx.db, from.session_sid);
-    if (!session || !RELAYS_MESSAGES.includes(session.mode)) return false;
-    const to = (await participantsOf(tx.db, session.sid)).find((p) => p.sid !== from.sid);
-    if (!to) return false;
+    const route = await routeOf(tx.db, inbound.from_number, inbound.to_number, inbound.account_sid);
+    if (!route || !RELAYS_MESSAGES.includes(route.session.mode)) return false;
+    const { from, session, to } = route;
     const now = nowIso(tx.clock);
     // Before the send, and conditional on the session not having ended: on PostgreSQL its row lock orders this relay
     // with a concurrent end, so nothing is relayed for a session that ended first.

@@ -31,7 +31,7 @@ export function participantsOf(db: Conn, sessionSid: string): Promise<ProxyParti
 }
 
 /** The participant of an open session whose number is `identifier` and who talks to `proxyIdentifier`, if any. */
-export function openParticipant(
+function openParticipant(
   db: Conn,
   identifier: string,
   proxyIdentifier: string,
@@ -98,4 +98,28 @@ const selectInteraction = prepared((db, sid: string) =>
 
 export function interactionBySid(db: Conn, sid: string): Promise<ProxyInteractionRow | undefined> {
   return selectInteraction.first(db, sid);
+}
+
+/** A participant of an open session writing or calling their proxy number, with the session and the other side. */
+export interface Route {
+  from: ProxyParticipantRow;
+  session: ProxySessionRow;
+  to: ProxyParticipantRow;
+}
+
+/**
+ * The route of traffic from `identifier` to `proxyIdentifier`, a number of `accountSid`: the participant it comes
+ * from, its open session and the participant it goes to; undefined when it is no participant's (both relays ask).
+ */
+export async function routeOf(
+  db: Conn,
+  identifier: string,
+  proxyIdentifier: string,
+  accountSid: string,
+): Promise<Route | undefined> {
+  const from = await openParticipant(db, identifier, proxyIdentifier);
+  if (!from || from.account_sid !== accountSid) return undefined;
+  const session = await sessionBySid(db, from.session_sid);
+  const to = (await participantsOf(db, from.session_sid)).find((p) => p.sid !== from.sid);
+  return session && to ? { from, session, to } : undefined;
 }
