@@ -83,17 +83,39 @@ export class MessagePipeline implements CarrierReports {
       if (!reserved) return tryAgain({ sid: message.sid }, new Date(expiresAt + 1));
       if (reserved.getTime() > now) return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
     }
-    const sending = await transition(tx.db, message.sid, ['queued'], {
-      status: 'sending',
-      date_updated: nowIso(tx.clock),
-    });
-    if (!sending) return false;
-    await this.events.statusChanged(tx, sending);
     let carriedOn = false;
     const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
       carriedOn = true;
       return ctx.continueIn(tx, type, payload, runAt);
     };
+    return (await this.handOver(tx, message.sid, carryOn)) && carriedOn;
+  }
+
+  /**
+   * Hands a message queued in `tx` to the carrier in that same transaction when its send slot is free now, with no
+   * dispatch job between (a proxy relay: the inbound message's transaction sends it on); else its dispatch job is
+   * queued as for any message, holding the slot it reserved.
+   */
+  async dispatchNow(tx: Tx, message: MessageRow): Promise<void> {
+    const expiresAt = Date.parse(message.expires_at);
+    const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
+    if (!reserved) return enqueueDispatch(tx, message.sid, new Date(expiresAt + 1));
+    if (reserved.getTime() > tx.clock.now()) {
+      return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: reserved.toISOString() }, { runAt: reserved });
+    }
+    const schedule: ScheduleWork = (tx, type, payload, runAt) => enqueueJob(tx, type, payload, { runAt });
+    await this.handOver(tx, message.sid, schedule);
+  }
+
+  /** Marks a queued message `sending` and hands it to the carrier, whose follow-up work `schedule` keeps; false when
+   * it was no longer queued. */
+  private async handOver(tx: Tx, sid: string, schedule: ScheduleWork): Promise<boolean> {
+    const sending = await transition(tx.db, sid, ['queued'], {
+      status: 'sending',
+      date_updated: nowIso(tx.clock),
+    });
+    if (!sending) return false;
+    await this.events.statusChanged(tx, sending);
     await this.carrier.submitMessage(
       tx,
       {
@@ -106,9 +128,9 @@ export class MessagePipeline implements CarrierReports {
         channel: sending.channel,
         numSegments: sending.num_segments,
       },
-      carryOn,
+      schedule,
     );
-    return carriedOn;
+    return true;
   }
 
   messageStatus(tx: Tx, report: MessageReport): Promise<void> {

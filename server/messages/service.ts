@@ -51,6 +51,11 @@ export interface SendOptions {
   refuseWhenQueueFull?: boolean;
   /** An idempotent request's: records the answer in the transaction of the send. */
   recorder?: ResponseRecorder;
+  /**
+   * Hand the message to the carrier in this transaction when its send slot is free now, with no dispatch job
+   * between (a proxy relay; ignored with `send_at`). The record answered is the message as it was queued.
+   */
+  dispatchNow?: boolean;
 }
 
 export interface InboundInput {
@@ -163,7 +168,8 @@ export class MessageService {
       if (refusable && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
         throw errors.messageQueueFull(this.maxQueued);
       }
-      await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
+      if (options.dispatchNow && !sendAt) await this.pipeline.dispatchNow(tx, row);
+      else await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
       const view = messageView(row);
       await options.recorder?.record(tx, view);
       return view;

@@ -108,7 +108,14 @@ class MessageRelay {
         },
         // The proxy number is the account's: releasing a number fails its sessions in the release's transaction,
         // so no open participant talks to a number the account no longer holds.
-        { tx, direction: 'outbound-reply', originSid: inbound.sid, refuseWhenQueueFull: true, trustedFrom: true },
+        {
+          tx,
+          direction: 'outbound-reply',
+          originSid: inbound.sid,
+          refuseWhenQueueFull: true,
+          trustedFrom: true,
+          dispatchNow: true,
+        },
       );
       await RELEASE.run(tx.db);
       return sent.sid;
