@@ -1,7 +1,10 @@
 // Operator CLI: manage accounts and API keys on the configured database (safe while the server runs).
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../server/config.js';
-import { Store } from '../server/store/db.js';
+import pg from 'pg';
+import { ConfigError, loadConfig, type Config } from '../server/config.js';
+import { SQLITE_FILE, Store } from '../server/store/db.js';
 import { AccountService } from '../server/accounts/service.js';
 import { ServerSecret } from '../server/accounts/server-secret.js';
 import { WebhookSecretBox } from '../server/accounts/webhook-secrets.js';
@@ -9,9 +12,15 @@ import { WebhookSecretBox } from '../server/accounts/webhook-secrets.js';
 const USAGE = `usage: npm run --silent cli -- <command>
   accounts create --name NAME     create an account and its first API key
   accounts list                   list accounts
+  accounts secret --account AC... show an account's webhook signing secret
   keys create --account AC...     add an API key to an account
   keys revoke --key SK...|KEY     revoke an API key by its sid or its value
-Output is JSON on stdout. Uses DATA_DIR / DATABASE_URL / DATABASE_SCHEMA like the server.`;
+--account takes an account's sid or its name (the first start's account is named "default").
+Output is JSON on stdout; stderr says which database was opened. Uses DATA_DIR / DATABASE_URL / DATABASE_SCHEMA
+like the server; only "accounts create" creates a database that does not exist yet.`;
+
+/** Commands that only read: they refuse to create a database that is not there (a wrong DATA_DIR, a typo). */
+const READ_ONLY = new Set(['accounts list', 'accounts secret']);
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -36,6 +45,15 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
+  const command = positionals.slice(0, 2).join(' ');
+  const schema = config.databaseSchema ? `, schema ${config.databaseSchema}` : '';
+  const where = config.databaseUrl
+    ? `PostgreSQL ${redactPassword(config.databaseUrl)}${schema}`
+    : `SQLite ${path.resolve(config.dataDir, SQLITE_FILE)}`;
+  if (READ_ONLY.has(command) && !(await databaseExists(config))) {
+    fail(`no database at ${where}: is DATA_DIR (or DATABASE_URL) the server's? The server creates it at first start.`);
+  }
+  process.stderr.write(`database: ${where}\n`);
   const secret = new ServerSecret(config);
   const store = await Store.open({
     databaseUrl: config.databaseUrl,
@@ -45,7 +63,12 @@ async function main(): Promise<void> {
   });
   const accounts = new AccountService(store, new WebhookSecretBox(await secret.load(store.db)));
   try {
-    const command = positionals.slice(0, 2).join(' ');
+    const accountSid = async () => {
+      if (!values.account) fail(`${command} needs --account AC... (or an account's name, e.g. default)`);
+      const sids = await accounts.accountsNamed(values.account);
+      if (sids.length > 1) fail(`several accounts are named "${values.account}": give the AC... sid`);
+      return sids[0] ?? fail(`no account ${values.account}`, 1);
+    };
     switch (command) {
       case 'accounts create': {
         const name = values.name?.trim();
@@ -62,9 +85,13 @@ async function main(): Promise<void> {
       case 'accounts list':
         print({ data: await accounts.listAccounts() });
         break;
+      case 'accounts secret': {
+        const sid = await accountSid();
+        print({ account_sid: sid, webhook_secret: await accounts.webhookSecret(sid) });
+        break;
+      }
       case 'keys create': {
-        if (!values.account) fail('keys create needs --account AC...');
-        const key = await accounts.createKey(values.account);
+        const key = await accounts.createKey(await accountSid());
         if (!key) fail(`no account ${values.account}`, 1);
         print(key);
         break;
@@ -80,6 +107,35 @@ async function main(): Promise<void> {
     }
   } finally {
     await store.close();
+  }
+}
+
+function redactPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(DATABASE_URL)';
+  }
+}
+
+/** Whether the configured database holds this server's tables already (without creating anything). */
+async function databaseExists(config: Config): Promise<boolean> {
+  if (!config.databaseUrl) return fs.existsSync(path.join(config.dataDir, SQLITE_FILE));
+  const client = new pg.Client({ connectionString: config.databaseUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      'select 1 from information_schema.tables ' +
+        "where table_name = 'accounts' and table_schema = coalesce($1, current_schema())",
+      [config.databaseSchema ?? null],
+    );
+    return rows.length > 0;
+  } catch (err) {
+    fail(`cannot reach the database ${redactPassword(config.databaseUrl)}: ${(err as Error).message}`, 1);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

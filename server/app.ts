@@ -68,8 +68,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
-  /** The key of the account created at this start, when one was (print it once). */
-  createdKey: { account_sid: string; api_key: string } | null;
+  /** The key and webhook secret of the account created at this start, when one was (print them once). */
+  createdKey: { account_sid: string; api_key: string; webhook_secret: string } | null;
   /** The background job worker (running unless started with `worker: false`, as is the webhook delivery loop). */
   worker: JobWorker;
   close(): Promise<void>;
@@ -85,6 +85,22 @@ export interface StartOptions {
   clock?: Clock;
 }
 
+/** The server could not listen where it was told to (a busy port, an address this machine does not have). */
+export class ListenError extends Error {
+  constructor(host: string, port: number, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is in use by another program (stop it, or set PORT to a free port)'
+        : code === 'EADDRNOTAVAIL'
+          ? 'this machine has no such address (set HOST to one of its addresses, or 0.0.0.0)'
+          : code === 'EACCES'
+            ? 'permission denied (ports below 1024 need privileges; set PORT to 1024 or above)'
+            : (cause as Error).message;
+    super(`Cannot listen on ${host}:${port}: ${why}.`, { cause });
+  }
+}
+
 export async function start(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   // A given store brings its own clock (its transactions carry it): a second one would split the instance's time.
@@ -98,7 +114,6 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     options.store ??
     (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));
   const services = createServices(config, store, logger, await secret.load(store.db));
-  const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
   await services.rateLimit?.ready();
   const app = createApp(services);
   // Background work: the jobs table and the webhook events, each its own queue on the same settings.
@@ -118,31 +133,46 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     webhookDelivery.start();
   }
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  const stopBackground = async () => {
+    await Promise.all([worker.stop(), webhookDelivery.stop()]);
+    await services.webhooks.close();
+    await services.rateLimit?.close();
+    if (!options.store) await store.close();
+  };
+  let server: Server;
+  try {
+    server = await new Promise((resolve, reject) => {
+      // Express 5 calls back with the listen error too (a busy port), not only when listening.
+      const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    });
+  } catch (err) {
+    await stopBackground();
+    throw new ListenError(config.host, config.port, err);
+  }
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   services.publicUrl.listeningAt(`http://${host}:${port}`);
+  // Only once the server listens: a first start that cannot listen creates nothing whose key would go unprinted.
+  const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
 
   return {
     url: `http://${host}:${port}`,
     port,
     services,
-    createdKey: createdKey && { account_sid: createdKey.account_sid, api_key: createdKey.api_key },
+    createdKey: createdKey && {
+      account_sid: createdKey.account_sid,
+      api_key: createdKey.api_key,
+      webhook_secret: createdKey.webhook_secret,
+    },
     worker,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await Promise.all([worker.stop(), webhookDelivery.stop()]);
-      await services.webhooks.close();
-      await services.rateLimit?.close();
-      if (!options.store) await store.close();
+      await stopBackground();
     },
   };
 }

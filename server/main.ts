@@ -1,6 +1,6 @@
 // `npm start`: read the config, start the server, stop cleanly on SIGINT/SIGTERM.
 import { ConfigError, loadConfig } from './config.js';
-import { start } from './app.js';
+import { ListenError, start } from './app.js';
 
 async function main(): Promise<void> {
   let config;
@@ -13,13 +13,25 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const server = await start(config);
+  let server;
+  try {
+    server = await start(config);
+  } catch (err) {
+    if (err instanceof ListenError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   const log = server.services.logger;
   if (server.createdKey) {
-    // Shown once: only its hash is stored.
+    // Shown once: only the key's hash is stored (the webhook secret can be shown again: `npm run cli -- accounts
+    // secret --account default`).
     process.stdout.write(
       `\nCreated the default account ${server.createdKey.account_sid}.\n` +
-        `Its API key (shown only now, keep it): ${server.createdKey.api_key}\n\n`,
+        `Its API key (shown only now, keep it): ${server.createdKey.api_key}\n` +
+        `Its webhook signing secret: ${server.createdKey.webhook_secret}\n` +
+        'A new key at any time: npm run --silent cli -- keys create --account default\n\n',
     );
   }
   log.info(

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyClient } from '../client/index.js';
 import { ENGINES, testEnv, useTestServer } from './support/server.js';
@@ -52,10 +55,57 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect(rows.some((r) => JSON.stringify(r).includes(api_key))).toBe(false);
   });
 
+  it("shows an account's webhook secret, and takes an account by its name as well as its sid", async () => {
+    const created = JSON.parse((await cli('accounts', 'create', '--name', 'Named')).stdout);
+    const shown = await cli('accounts', 'secret', '--account', created.account_sid);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({
+      account_sid: created.account_sid,
+      webhook_secret: created.webhook_secret,
+    });
+    const byName = await cli('keys', 'create', '--account', 'Named');
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(JSON.parse(byName.stdout)).toMatchObject({ account_sid: created.account_sid });
+    await cli('accounts', 'create', '--name', 'Named');
+    const ambiguous = await cli('keys', 'create', '--account', 'Named');
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('several accounts are named "Named": give the AC... sid');
+  });
+
+  it('says on stderr which database it opened', async () => {
+    const res = await cli('accounts', 'list');
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(
+      engine === 'sqlite' ? /^database: SQLite \/.+\/telephony\.sqlite\n$/ : /^database: PostgreSQL /,
+    );
+  });
+
   it('explains bad usage on stderr with a non-zero exit', async () => {
     const res = await cli('accounts', 'create');
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--name');
     expect((await cli('keys', 'create', '--account', 'AC' + '0'.repeat(32))).code).toBe(1);
+  });
+});
+
+describe('operator CLI without a database', () => {
+  it('refuses to create one for a command that only reads, and names where it looked', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-empty-'));
+    try {
+      for (const args of [
+        ['accounts', 'list'],
+        ['accounts', 'secret', '--account', 'default'],
+      ]) {
+        const res = await runScript('scripts/cli.ts', args, { DATA_DIR: dataDir });
+        expect(res.code).toBe(2);
+        expect(res.stderr).toBe(
+          `no database at SQLite ${path.join(dataDir, 'telephony.sqlite')}: is DATA_DIR (or DATABASE_URL) the ` +
+            "server's? The server creates it at first start.\n",
+        );
+      }
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

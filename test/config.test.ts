@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -168,10 +169,35 @@ describe('configuration from the environment', () => {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
       const first = await startAndStop(env);
       expect(first).toMatch(/Its API key \(shown only now, keep it\): tk_[A-Za-z0-9_-]{43}\n/);
+      expect(first).toMatch(/Its webhook signing secret: whsec_[A-Za-z0-9+/]{32}\n/);
+      expect(first).toContain('A new key at any time: npm run --silent cli -- keys create --account default\n');
       const second = await startAndStop(env);
       expect(second).not.toContain('API key');
       expect(second).toContain('Telephony API listening on http://127.0.0.1:');
     } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a start that cannot listen', () => {
+  it('stops with one clear line and exit code 1 on a busy port, and creates no account', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'busy-port-'));
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = busy.address() as net.AddressInfo;
+    try {
+      const res = await runScript('server/main.ts', [], { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `Cannot listen on 127.0.0.1:${port}: the port is in use by another program (stop it, or set PORT to a free ` +
+          'port).\n',
+      );
+      expect(res.stdout).not.toContain('API key');
+      const list = await runScript('scripts/cli.ts', ['accounts', 'list'], { DATA_DIR: dataDir });
+      expect(JSON.parse(list.stdout)).toEqual({ data: [] });
+    } finally {
+      busy.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

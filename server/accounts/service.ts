@@ -105,23 +105,38 @@ export class AccountService {
     return entry.account;
   }
 
+  /** The accounts `sidOrName` names: the one with that sid, else every account of that name. */
+  async accountsNamed(sidOrName: string): Promise<string[]> {
+    const all = await accounts.listAccounts(this.store.db);
+    if (all.some((a) => a.sid === sidOrName)) return [sidOrName];
+    return all.filter((a) => a.name === sidOrName).map((a) => a.sid);
+  }
+
+  /** An account's webhook signing secret, in clear. */
+  async webhookSecret(accountSid: string): Promise<string | null> {
+    const stored = (await accounts.webhookSecrets(this.store.db, [accountSid])).get(accountSid);
+    return stored === undefined ? null : this.webhookSecrets.open(accountSid, stored);
+  }
+
   async listAccounts() {
     return accounts.listAccounts(this.store.db);
   }
 
   /**
    * At start: with a configured key, make sure an account holds it; with none and no account yet,
-   * create the first account. Returns the new key only when one was made, so it can be printed once.
+   * create the first account. Returns the new key and webhook secret only when they were made, so they can be
+   * printed once.
    */
-  async ensureDefaultAccount(configuredKey: string | null): Promise<CreatedKey | null> {
+  async ensureDefaultAccount(configuredKey: string | null): Promise<(CreatedKey & { webhook_secret: string }) | null> {
     if (configuredKey) {
       const existing = await accounts.apiKeyByHash(this.store.db, hashApiKey(configuredKey));
       if (existing?.date_revoked) throw new Error('TELEPHONY_API_KEY was revoked; set another key or unset it');
       if (existing) return null;
-      const { key } = await this.createAccount('default', configuredKey);
-      return { ...key, api_key: '(from TELEPHONY_API_KEY)' };
+      const { account, key } = await this.createAccount('default', configuredKey);
+      return { ...key, api_key: '(from TELEPHONY_API_KEY)', webhook_secret: account.webhook_secret };
     }
     if (await accounts.anyAccount(this.store.db)) return null;
-    return (await this.createAccount('default')).key;
+    const { account, key } = await this.createAccount('default');
+    return { ...key, webhook_secret: account.webhook_secret };
   }
 }

@@ -142,6 +142,9 @@ export class Store {
  * The data folder is the server's alone (0700), made if need be. One made by an older version (0755) is tightened
  * too, since it holds the database and the generated server secret; a folder someone else owns is left as it is.
  */
+/** The SQLite database's file name in DATA_DIR. */
+export const SQLITE_FILE = 'telephony.sqlite';
+
 export function ensurePrivateDir(dataDir: string): void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const { uid, mode } = fs.statSync(dataDir);
@@ -165,7 +168,7 @@ function privateDatabaseFile(filePath: string): void {
 
 function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   ensurePrivateDir(dataDir);
-  const filePath = path.join(dataDir, 'telephony.sqlite');
+  const filePath = path.join(dataDir, SQLITE_FILE);
   privateDatabaseFile(filePath);
   const file = new SQLite(filePath);
   // WAL lets the CLI and the server share the file; busy_timeout waits out the other's write.
