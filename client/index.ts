@@ -68,3 +68,18 @@ export function createTelephonyClient(options: TelephonyClientOptions): Telephon
 export function downloadRecording(client: TelephonyClient, sid: string) {
   return client.GET('/v1/recordings/{sid}/media', { params: { path: { sid } }, parseAs: 'arrayBuffer' });
 }
+
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type CallEvent,
+  type MessageEvent,
+  type ProxyInteractionEvent,
+  type ProxySessionEvent,
+  type RecordingEvent,
+  type VerificationEvent,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+} from './webhooks.js';

@@ -2071,6 +2071,78 @@ export interface components {
          * @enum {string}
          */
         VerificationStatus: "pending" | "approved" | "canceled" | "expired" | "max_attempts_reached" | "failed";
+        /** @description A webhook about a message; `data` is the message as GET /v1/messages/{sid} returns it. */
+        MessageEvent: {
+            /** @enum {string} */
+            type: "message.sending" | "message.sent" | "message.delivered" | "message.undelivered" | "message.failed" | "message.read" | "message.canceled" | "message.received";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Message"];
+        };
+        /** @description A webhook about a call leg; `data` is the call as GET /v1/calls/{sid} returns it. */
+        CallEvent: {
+            /** @enum {string} */
+            type: "call.initiated" | "call.ringing" | "call.answered" | "call.completed" | "call.busy" | "call.no-answer" | "call.failed" | "call.canceled";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Call"];
+        };
+        /** @description A webhook about a recording; `data` is the recording as GET /v1/calls/{sid}/recordings lists it. */
+        RecordingEvent: {
+            /** @enum {string} */
+            type: "recording.completed" | "recording.failed";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Recording"];
+        };
+        /** @description A webhook about a verification; `data` is the verification as GET /v1/verify/{sid} returns it. */
+        VerificationEvent: {
+            /** @enum {string} */
+            type: "verification.approved" | "verification.canceled" | "verification.expired" | "verification.max_attempts_reached" | "verification.failed";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Verification"];
+        };
+        /** @description A webhook about an interaction of a proxy session; `data` is the interaction. */
+        ProxyInteractionEvent: {
+            /** @enum {string} */
+            type: "proxy.interaction.created" | "proxy.interaction.updated";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["ProxyInteraction"];
+        };
+        /** @description The end of a proxy session (`ended`, `ttl_expired` or failed); `data` is the session. */
+        ProxySessionEvent: {
+            /** @enum {string} */
+            type: "proxy.session.closed";
+            /**
+             * Format: date-time
+             * @description When the change it reports happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["ProxySession"];
+        };
+        /** @description A webhook to a proxy session's `callback_url`. */
+        ProxyEvent: components["schemas"]["ProxyInteractionEvent"] | components["schemas"]["ProxySessionEvent"];
+        /** @description Every webhook event this API sends, as a JSON body `{type, timestamp, data}` (see Webhooks): the type
+         *     names the record and what happened to it, `data` is the record as the API returns it.
+         *      */
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["CallEvent"] | components["schemas"]["RecordingEvent"] | components["schemas"]["VerificationEvent"] | components["schemas"]["ProxyInteractionEvent"] | components["schemas"]["ProxySessionEvent"];
     };
     responses: {
         /** @description `invalid_request`: a parameter is missing, malformed or out of range, or a cross-field
@@ -2326,6 +2398,14 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The event's id (`msg_...`), the same on every retry of it; use it to drop duplicates. */
+        WebhookId: string;
+        /** @description Seconds since the Unix epoch when this attempt was signed; refuse stale ones (say, over 5 minutes). */
+        WebhookTimestamp: string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`,
+         *     keyed by the base64-decoded part of the account's `whsec_` secret; one matching is enough.
+         *      */
+        WebhookSignature: string;
         /**
          * @description Only numbers with this area code (for toll-free numbers, this prefix, e.g. `800`).
          * @example 415
