@@ -16,7 +16,7 @@ const anyAllowed = Object.fromEntries(
 );
 
 export default defineConfig(
-  globalIgnores(['generated/', 'data/', 'coverage/']),
+  globalIgnores(['generated/', 'data/', 'coverage/', 'client/dist/']),
   {
     files: ['**/*.ts'],
     extends: [eslint.configs.recommended, tseslint.configs.recommendedTypeChecked],

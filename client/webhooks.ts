@@ -37,7 +37,7 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function fromBase64(text: string): Uint8Array {
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
