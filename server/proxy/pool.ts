@@ -28,18 +28,29 @@ function areaCode(e164: string): string | null {
   return e164.startsWith('+1') ? e164.slice(2, 5) : null;
 }
 
+/** A small, stable hash of a participant's identifier (FNV-1a), to spread participants over the pool. */
+function spreadOf(identifier: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < identifier.length; i++) hash = Math.imul(hash ^ identifier.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
 /**
  * The numbers of `usable` in the order a participant tries them, like Twilio's geographic match: those in the
- * participant's country before the others and, in the NANP, those of the participant's area code first.
+ * participant's country before the others and, in the NANP, those of the participant's area code first. Among equals
+ * each participant starts at its own place (a hash of its identifier) and goes round: new participants spread over
+ * the pool instead of all taking its first number, so each number's sending rate (a carrier's limit per number)
+ * serves a share of the sessions, and a participant finds a free number at its first try more often.
  */
 function candidatesFor(usable: PoolNumber[], identifier: string): string[] {
   const country = destinationCountry(identifier);
   const area = areaCode(identifier);
+  const start = usable.length ? spreadOf(identifier) % usable.length : 0;
   const rank = (n: PoolNumber) =>
     (n.iso_country === country ? 0 : 2) + (area !== null && areaCode(n.phone_number) === area ? 0 : 1);
   return usable
-    .map((n) => ({ number: n.phone_number, rank: rank(n) }))
-    .sort((a, b) => a.rank - b.rank)
+    .map((n, i) => ({ number: n.phone_number, rank: rank(n), turn: (i - start + usable.length) % usable.length }))
+    .sort((a, b) => a.rank - b.rank || a.turn - b.turn)
     .map((c) => c.number);
 }
 

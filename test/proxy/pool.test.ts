@@ -38,15 +38,31 @@ describe.each(ENGINES)('the proxy pool (%s)', (engine) => {
     expect(west.participants[1].proxy_identifier).toBe(uk);
   });
 
-  it('takes the next number when the best one already serves the participant in an open session', async () => {
-    // Both of the participants' area code, so neither is preferred to the other but by its order.
-    let first = await provisionNumber(t, t.account, { area_code: '415', sms: true });
-    let second = await provisionNumber(t, t.account, { area_code: '415', sms: true });
-    if (second < first) [first, second] = [second, first];
+  it('takes the next number when the one a participant starts at already serves it in an open session', async () => {
+    // Both of the participants' area code: neither is preferred but by where the participant starts (a hash).
+    const numbers = [
+      await provisionNumber(t, t.account, { area_code: '415', sms: true }),
+      await provisionNumber(t, t.account, { area_code: '415', sms: true }),
+    ];
     const one = await createSession(t.account.client, { participants: pair(participant(1), participant(2)) });
     const two = await createSession(t.account.client, { participants: pair(participant(1), participant(3)) });
-    expect(one.participants.map((p) => p.proxy_identifier)).toEqual([first, first]);
-    expect(two.participants.map((p) => p.proxy_identifier)).toEqual([second, first]);
+    const started = one.participants[0].proxy_identifier;
+    expect(numbers).toContain(started);
+    expect(two.participants[0].proxy_identifier).toBe(numbers.find((n) => n !== started));
+  });
+
+  it('spreads new participants over the numbers of equal rank instead of giving all of them the first', async () => {
+    const pool = await provisionPool(t, t.account, 10);
+    const used = new Map<string, number>();
+    for (let n = 0; n < 40; n++) {
+      const session = await createSession(t.account.client, {
+        participants: pair(participant(n % 100, '646'), participant(n % 100, '917')),
+      });
+      for (const p of session.participants) used.set(p.proxy_identifier, (used.get(p.proxy_identifier) ?? 0) + 1);
+    }
+    // 80 participants over 10 numbers: every number serves some, none serves most.
+    expect([...used.keys()].sort()).toEqual([...pool].sort());
+    expect(Math.max(...used.values())).toBeLessThan(30);
   });
 
   it('answers 422 no_proxy_number_available when no number is free for a participant, and writes nothing', async () => {
