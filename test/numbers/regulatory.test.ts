@@ -65,7 +65,7 @@ describe.each(ENGINES)('regulatory requirements (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
-  it('answers regulatory_requirements, not address_pending, when the pending address is in another country', async () => {
+  it('answers regulatory_requirements, not address_pending, for a pending address in another country', async () => {
     const { client } = await t.newAccount();
     await submitAddress(client, 'FR');
     const phoneNumber = await availableNumber(client, 'DE');
