@@ -10,6 +10,9 @@ import { render, type DashboardLocals } from './render.js';
 import { type DashboardContext, forbiddenPage, notFoundPage } from './context.js';
 import { CSRF_FIELD, SESSION_COOKIE, cookies, securityHeaders, tokensMatch } from './security.js';
 import { mountSignIn, mountSignOut } from './pages/sign-in.js';
+import { mountAddresses } from './pages/addresses.js';
+import { mountNumbers } from './pages/numbers.js';
+import { mountApiKeys } from './pages/api-keys.js';
 
 const CSS = path.join(import.meta.dirname, 'assets', 'dashboard.css');
 
@@ -47,6 +50,9 @@ export function mountDashboard(app: Express, services: Services): void {
   });
   router.get('/', (_req, res) => res.redirect(303, '/dashboard/logs/messages'));
   mountSignOut(router, ctx);
+  mountAddresses(router, ctx);
+  mountNumbers(router, ctx);
+  mountApiKeys(router, ctx);
 
   router.use((_req: Request, res: Response) => notFoundPage(res));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
