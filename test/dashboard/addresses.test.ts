@@ -2,39 +2,15 @@
 // field, nothing stored), then a good one, verified after the delay; rejected ones with their reason; deletion
 // behind a confirmation page.
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { TestClock } from '../support/clock.js';
 import { expectAccessible, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { settledAddress, submitAddress } from '../numbers/fixtures.js';
 import { waitUntil } from '../support/wait.js';
+import { BERLIN, csrfOf, fillAddress } from '../support/dashboard.js';
 
 // Addresses settle an hour after submission on the TestClock; sessions outlast the jump.
 const HOUR = 3_600_000;
-
-/** Fills the address form of the page and submits it. */
-export async function fillAddress(page: Page, fields: Record<string, string>): Promise<void> {
-  const labels: Record<string, string> = {
-    customer_name: 'Customer name',
-    street: 'Street',
-    city: 'City',
-    region: 'Region (state or province)',
-    postal_code: 'Postal code',
-    iso_country: 'Country',
-  };
-  for (const [name, value] of Object.entries(fields)) await page.getByLabel(labels[name], { exact: true }).fill(value);
-  await page.getByRole('button', { name: 'Submit address' }).click();
-  await page.waitForLoadState();
-}
-
-export const BERLIN = {
-  customer_name: 'Example GmbH',
-  street: 'Friedrichstraße 123',
-  city: 'Berlin',
-  region: 'Berlin',
-  postal_code: '10117',
-  iso_country: 'DE',
-};
 
 describe.each(ENGINES)('dashboard: Settings > Addresses (%s)', (engine) => {
   const clock = new TestClock();
@@ -144,8 +120,3 @@ describe.each(ENGINES)('dashboard: Settings > Addresses (%s)', (engine) => {
     ).toBe(200);
   });
 });
-
-/** The CSRF token of the page's forms (the sign-out form of the layout has one on every page). */
-export async function csrfOf(page: Page): Promise<string> {
-  return (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!;
-}
