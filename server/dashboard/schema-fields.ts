@@ -15,7 +15,7 @@ function resolved(schema: Schema): Schema {
 
 /** The problems of the string fields given (present ones only) under the spec's schema `schemaName`. */
 export function schemaProblems(schemaName: string, input: Record<string, string | undefined>): FieldError[] {
-  const schema = (loadSpec().document).components.schemas[schemaName] as Schema;
+  const schema = loadSpec().document.components.schemas[schemaName] as Schema;
   const problems: FieldError[] = [];
   for (const [field, raw] of Object.entries(schema.properties ?? {})) {
     const value = input[field];

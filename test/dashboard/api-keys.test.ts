@@ -77,7 +77,8 @@ describe.each(ENGINES)('dashboard: Settings > API keys (%s)', (engine) => {
   it('refuses a key creation posted without its CSRF token with 403, and creates nothing', async () => {
     const page = await browser.newPage();
     await signIn(page, t.url, t.account.apiKey);
-    for (const form of [{}, { _csrf: 'forged' }]) {
+    const forms: Record<string, string>[] = [{}, { _csrf: 'forged' }];
+    for (const form of forms) {
       const res = await page.request.post(`${t.url}/dashboard/settings/api-keys`, { form });
       expect(res.status()).toBe(403);
       expect(await res.text()).not.toMatch(/tk_[A-Za-z0-9_-]{43}/);
