@@ -36,16 +36,20 @@ export function mountDashboard(app: Express, services: Services): void {
     res.set('Cache-Control', 'public, max-age=300');
     res.sendFile(CSS);
   });
-  router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
   mountSignIn(router, ctx);
 
-  // Every other page needs a live session; every POST also its CSRF token.
+  // Every other page needs a live session; a body is read only then, and every POST must carry the CSRF token.
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     const token = cookies(req).get(SESSION_COOKIE);
     const session = token ? await sessions.resume(token) : null;
     if (!session) return res.redirect(303, '/dashboard/sign-in');
     (res.locals as DashboardLocals).session = session;
-    if (req.method === 'POST' && !tokensMatch(req.body?.[CSRF_FIELD], session.csrf)) return forbiddenPage(res);
+    next();
+  });
+  router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const { csrf } = (res.locals as DashboardLocals).session!;
+    if (req.method === 'POST' && !tokensMatch(req.body?.[CSRF_FIELD], csrf)) return forbiddenPage(res);
     next();
   });
   router.get('/', (_req, res) => res.redirect(303, '/dashboard/logs/messages'));

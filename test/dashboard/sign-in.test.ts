@@ -127,6 +127,29 @@ describe.each(ENGINES)('dashboard sign-in (%s)', (engine) => {
     }
   });
 
+  it('sends every page and form to sign-in without a session', async () => {
+    for (const [method, path] of [
+      ['GET', '/dashboard'],
+      ['GET', '/dashboard/numbers'],
+      ['POST', '/dashboard/settings/api-keys'],
+    ]) {
+      const res = await fetch(`${t.url}${path}`, { method, redirect: 'manual' });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/dashboard/sign-in');
+    }
+  });
+
+  it('answers an oversized sign-in form with a 413 page, not a 5xx', async () => {
+    const res = await fetch(`${t.url}/dashboard/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `api_key=${'a'.repeat(10_000)}`,
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('The request could not be read.');
+  });
+
   it('answers an unknown page with the 404 page', async () => {
     const page = await browser.newPage();
     await signIn(page, t.url, t.account.apiKey);

@@ -1,6 +1,6 @@
 // Sign-in with an API key (exchanged for a session cookie), and sign-out.
 import { randomBytes } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { render } from '../render.js';
 import { type DashboardContext, forbiddenPage, sessionOf } from '../context.js';
 import {
@@ -28,15 +28,20 @@ export function mountSignIn(router: Router, ctx: DashboardContext): void {
 
   router.get('/sign-in', (req, res) => form(req, res));
 
-  router.post('/sign-in', async (req, res) => {
-    if (!tokensMatch(req.body?.[CSRF_FIELD], cookies(req).get(SIGN_IN_COOKIE) ?? '')) return forbiddenPage(res);
-    const apiKey = typeof req.body.api_key === 'string' ? req.body.api_key.trim() : '';
-    const token = apiKey ? await ctx.sessions.open(apiKey) : null;
-    if (!token) return form(req, res, 401, 'That API key is not valid (unknown or revoked).');
-    clearCookie(res, SIGN_IN_COOKIE, secure(req));
-    setCookie(res, SESSION_COOKIE, token, secure(req));
-    res.redirect(303, '/dashboard');
-  });
+  // The only body read without a session: a key and a token, so a small one.
+  router.post(
+    '/sign-in',
+    express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }),
+    async (req, res) => {
+      if (!tokensMatch(req.body?.[CSRF_FIELD], cookies(req).get(SIGN_IN_COOKIE) ?? '')) return forbiddenPage(res);
+      const apiKey = typeof req.body.api_key === 'string' ? req.body.api_key.trim() : '';
+      const token = apiKey ? await ctx.sessions.open(apiKey) : null;
+      if (!token) return form(req, res, 401, 'That API key is not valid (unknown or revoked).');
+      clearCookie(res, SIGN_IN_COOKIE, secure(req));
+      setCookie(res, SESSION_COOKIE, token, secure(req));
+      res.redirect(303, '/dashboard');
+    },
+  );
 }
 
 /** Sign-out (behind the session and its CSRF check, like every other form). */
