@@ -4,23 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, useTestServer } from '../support/server.js';
 import { TestClock } from '../support/clock.js';
 import { expectAccessible, screenshot, signIn, useBrowser } from '../support/browser.js';
+import { signInCookie } from '../support/dashboard.js';
 
 const IDLE_MINUTES = 30;
-
-/** The Set-Cookie of the session after a sign-in with `apiKey`, by plain HTTP (GET the form, POST it). */
-async function signInCookie(baseUrl: string, apiKey: string, headers: Record<string, string> = {}) {
-  const form = await fetch(`${baseUrl}/dashboard/sign-in`, { headers });
-  const preCookie = form.headers.getSetCookie()[0].split(';')[0];
-  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
-  const res = await fetch(`${baseUrl}/dashboard/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { ...headers, cookie: preCookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: token, api_key: apiKey }),
-  });
-  expect(res.status).toBe(303);
-  return res.headers.getSetCookie().find((c) => c.startsWith('dashboard_session='))!;
-}
 
 describe.each(ENGINES)('dashboard sign-in (%s)', (engine) => {
   const clock = new TestClock();
