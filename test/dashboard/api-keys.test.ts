@@ -74,6 +74,17 @@ describe.each(ENGINES)('dashboard: Settings > API keys (%s)', (engine) => {
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
   });
 
+  it('keeps no prefix of a key an operator chose (TELEPHONY_API_KEY), and shows none', async () => {
+    const chosen = 'operator-chosen-key-0123';
+    await t.server.services.accounts.createAccount('chosen', chosen);
+    const page = await browser.newPage();
+    await signIn(page, t.url, chosen);
+    await page.goto(`${t.url}/dashboard/settings/api-keys`);
+    const listed = (await page.locator('tbody').textContent())!;
+    expect(listed).toContain('(not kept for this key)');
+    expect(listed).not.toContain(chosen.slice(0, 6));
+  });
+
   it('refuses a key creation posted without its CSRF token with 403, and creates nothing', async () => {
     const page = await browser.newPage();
     await signIn(page, t.url, t.account.apiKey);
