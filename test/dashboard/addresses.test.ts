@@ -69,6 +69,14 @@ describe.each(ENGINES)('dashboard: Settings > Addresses (%s)', (engine) => {
     expect((await t.account.client.GET('/v1/addresses', {})).data!.data).toEqual([]);
   });
 
+  it('answers a forged page token with a 400 page, not a 5xx', async () => {
+    const page = await browser.newPage();
+    await signIn(page, t.url, t.account.apiKey);
+    const res = await page.goto(`${t.url}/dashboard/settings/addresses?page_token=forged`);
+    expect(res!.status()).toBe(400);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Bad request');
+  });
+
   it('lists a rejected address with the reason', async () => {
     const rejected = await settledAddress(clock, t.account.client, 'AU', { postal_code: 'not-a-postcode' });
     expect(rejected.status).toBe('rejected');
