@@ -12,6 +12,7 @@ import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
+import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
 
@@ -111,6 +112,16 @@ export class WebhookService {
       date_updated: now,
     });
     return id;
+  }
+
+  /** Every webhook event of these resources of the account, oldest first, with every attempt (the dashboard's). */
+  deliveries(accountSid: string, resourceSids: string[]): Promise<DeliveryEvent[]> {
+    return eventsOfResources(this.store.db, accountSid, resourceSids);
+  }
+
+  /** Makes a given-up event of the account due again now, for one more attempt; false when there is none such. */
+  retryNow(accountSid: string, eventId: string): Promise<boolean> {
+    return this.store.transaction((tx) => retryGivenUpEvent(tx, accountSid, eventId, nowIso(tx.clock)));
   }
 
   /** Stops the sender thread; attempts in flight count as failed and are retried after a restart. */
