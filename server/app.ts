@@ -22,6 +22,7 @@ import { errors } from './errors.js';
 import { createMetrics } from './system/metrics.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
+import { mountDashboard } from './dashboard/index.js';
 
 /** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
 const BUSY_WINDOW_MS = 50;
@@ -46,6 +47,8 @@ function createApp(services: Services): Express {
   if (services.rateLimit) app.use('/v1', services.rateLimit.middleware);
   // Only /v1 takes bodies: the public routes are all GETs, and leave a body unread.
   app.use('/v1', readBody());
+  // The dashboard's pages are no API operations: they are served before the validator, with their own sign-in.
+  mountDashboard(app, services);
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,

@@ -459,6 +459,14 @@ export const SETTINGS = {
       'Proxy sessions one account may have open or in progress at once; creating another answers 422 ' +
       'proxy_session_quota_exceeded. Exact under concurrent requests.',
   }),
+  dashboardIdleMinutes: integer({
+    env: 'DASHBOARD_IDLE_MINUTES',
+    default: 30,
+    min: 1,
+    max: 43_200,
+    description:
+      'Minutes a dashboard session (`/dashboard`) lasts without a request; the next one after that signs in again.',
+  }),
 };
 
 /** The settings as the server uses them: one property per entry of SETTINGS, typed by what its parse returns. */

@@ -70,6 +70,7 @@ describe('configuration from the environment', () => {
       maxNumbersPerAccount: 1000,
       maxQueuedMessages: 100_000,
       maxOpenProxySessions: 1000,
+      dashboardIdleMinutes: 30,
     });
   });
 

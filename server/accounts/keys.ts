@@ -6,6 +6,11 @@ export function newApiKey(): string {
   return newSecret('tk');
 }
 
+/** What the dashboard shows of a key: `tk_` and its next 6 characters (36 bits of 256: no help to a guesser). */
+export function apiKeyPrefix(key: string): string {
+  return key.slice(0, 9);
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }

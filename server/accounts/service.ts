@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import type { AccountRow } from '../store/schema.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
-import { hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
+import { apiKeyPrefix, hashApiKey, newApiKey, newWebhookSecret } from './keys.js';
 import * as accounts from './store.js';
 import type { WebhookSecretBox } from './webhook-secrets.js';
 import type { Account } from './store.js';
@@ -62,6 +62,7 @@ export class AccountService {
         sid: keySid,
         account_sid: account.sid,
         key_hash: hashApiKey(apiKey),
+        prefix: apiKeyPrefix(apiKey),
         date_created: now,
         date_revoked: null,
       });
@@ -78,6 +79,7 @@ export class AccountService {
       sid: keySid,
       account_sid: accountSid,
       key_hash: hashApiKey(apiKey),
+      prefix: apiKeyPrefix(apiKey),
       date_created: new Date(at).toISOString(),
       date_revoked: null,
     });
@@ -91,6 +93,24 @@ export class AccountService {
     const value = column === 'sid' ? keySidOrValue : hashApiKey(keySidOrValue);
     const revoked = await accounts.revokeApiKey(this.store.db, column, value, nowIso(this.store.clock));
     // Again once done: a check that read the key before the update may have cached it meanwhile.
+    this.keyCache.clear();
+    return revoked;
+  }
+
+  /** The live key with this value and its account (for a dashboard sign-in, which remembers the key's sid). */
+  findKey(apiKey: string): Promise<accounts.LiveKey | undefined> {
+    return accounts.liveKeyByHash(this.store.db, hashApiKey(apiKey));
+  }
+
+  /** The account's live keys, newest first: sid, prefix and creation date (the key itself is never stored). */
+  listKeys(accountSid: string): Promise<accounts.KeySummary[]> {
+    return accounts.liveKeysOf(this.store.db, accountSid);
+  }
+
+  /** Revokes a live key of this account by its sid; false when it has none such (another account's is none). */
+  async revokeAccountKey(accountSid: string, keySid: string): Promise<boolean> {
+    this.keyCache.clear();
+    const revoked = await accounts.revokeAccountKey(this.store.db, accountSid, keySid, nowIso(this.store.clock));
     this.keyCache.clear();
     return revoked;
   }

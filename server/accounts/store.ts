@@ -89,6 +89,49 @@ export async function anyAccount(db: Conn): Promise<boolean> {
   return Boolean(await db.selectFrom('accounts').select('sid').limit(1).executeTakeFirst());
 }
 
+export interface LiveKey {
+  key_sid: string;
+  account: Account;
+}
+
+export type KeySummary = Pick<ApiKeyRow, 'sid' | 'prefix' | 'date_created'>;
+
+/** The live key with this hash, with its account. */
+export async function liveKeyByHash(db: Conn, keyHash: string): Promise<LiveKey | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.sid', 'api_keys.account_sid')
+    .select(['api_keys.sid as key_sid', 'accounts.sid', 'accounts.name'])
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.date_revoked', 'is', null)
+    .executeTakeFirst();
+  return row && { key_sid: row.key_sid, account: { sid: row.sid, name: row.name } };
+}
+
+/** The account's live keys, newest first. */
+export function liveKeysOf(db: Conn, accountSid: string): Promise<KeySummary[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['sid', 'prefix', 'date_created'])
+    .where('account_sid', '=', accountSid)
+    .where('date_revoked', 'is', null)
+    .orderBy('date_created', 'desc')
+    .orderBy('sid', 'desc')
+    .execute();
+}
+
+/** Revokes the account's live key with this sid; true when one was. */
+export async function revokeAccountKey(db: Conn, accountSid: string, keySid: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ date_revoked: now })
+    .where('sid', '=', keySid)
+    .where('account_sid', '=', accountSid)
+    .where('date_revoked', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Revokes the live key with this sid (`by` 'sid') or hash (`by` 'key_hash'); true when one was. */
 export async function revokeApiKey(db: Conn, by: 'sid' | 'key_hash', value: string, now: string): Promise<boolean> {
   const result = await db

@@ -16,6 +16,8 @@ export interface ApiKeyRow {
   sid: string;
   account_sid: string;
   key_hash: string;
+  /** The key's first characters (`tk_` and 6 more), to tell keys apart; null for keys made before migration 015. */
+  prefix: string | null;
   date_created: string;
   date_revoked: string | null;
 }
@@ -356,6 +358,17 @@ export interface ProxyInteractionRow {
   date_updated: string;
 }
 
+export interface DashboardSessionRow {
+  /** SHA-256 of the session token (the cookie's value), hex. */
+  token_hash: string;
+  account_sid: string;
+  /** The API key signed in with: revoking it ends the session. */
+  key_sid: string;
+  flash: string | null;
+  date_created: string;
+  last_seen: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -379,4 +392,5 @@ export interface Database {
   proxy_participants: ProxyParticipantRow;
   proxy_interactions: ProxyInteractionRow;
   proxy_open_counts: ProxyOpenCountRow;
+  dashboard_sessions: DashboardSessionRow;
 }

@@ -15,6 +15,7 @@ import * as rateLimits from './011_rate_limits.js';
 import * as calls from './012_calls.js';
 import * as proxy from './013_proxy.js';
 import * as proxyOpenCounts from './014_proxy_open_counts.js';
+import * as dashboardSessions from './015_dashboard_sessions.js';
 import * as webhookDashboard from './016_webhook_dashboard.js';
 
 /** What a migration may need beyond the database. */
@@ -40,6 +41,7 @@ const MIGRATIONS: [string, Up][] = [
   ['012_calls', calls.up],
   ['013_proxy', proxy.up],
   ['014_proxy_open_counts', proxyOpenCounts.up],
+  ['015_dashboard_sessions', dashboardSessions.up],
   ['016_webhook_dashboard', webhookDashboard.up],
 ];
 
