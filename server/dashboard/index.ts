@@ -10,6 +10,10 @@ import { render, type DashboardLocals } from './render.js';
 import { type DashboardContext, forbiddenPage, notFoundPage } from './context.js';
 import { CSRF_FIELD, SESSION_COOKIE, cookies, securityHeaders, tokensMatch } from './security.js';
 import { mountSignIn, mountSignOut } from './pages/sign-in.js';
+import { serverTiming } from './server-timing.js';
+import { mountLogs } from './pages/logs.js';
+import { mountWebhookSecret } from './pages/webhook-secret.js';
+import { mountSandbox } from './pages/sandbox.js';
 
 const CSS = path.join(import.meta.dirname, 'assets', 'dashboard.css');
 
@@ -24,6 +28,7 @@ export function mountDashboard(app: Express, services: Services): void {
   const ctx: DashboardContext = { services, sessions };
   const router = express.Router();
 
+  router.use(serverTiming);
   router.use(securityHeaders);
   router.use((_req, res, next) => {
     (res.locals as DashboardLocals).sandbox = config.carrier === 'sandbox';
@@ -47,6 +52,9 @@ export function mountDashboard(app: Express, services: Services): void {
   });
   router.get('/', (_req, res) => res.redirect(303, '/dashboard/logs/messages'));
   mountSignOut(router, ctx);
+  mountLogs(router, ctx);
+  mountWebhookSecret(router, ctx);
+  mountSandbox(router, ctx);
 
   router.use((_req: Request, res: Response) => notFoundPage(res));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
