@@ -5,10 +5,10 @@ import type { NextFunction, Request, Response } from 'express';
 
 export function serverTiming(_req: Request, res: Response, next: NextFunction): void {
   const started = performance.now();
-  const writeHead = res.writeHead;
-  res.writeHead = function (this: Response, ...args: unknown[]) {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+  res.writeHead = ((...args: unknown[]) => {
     if (!res.headersSent) res.setHeader('Server-Timing', `app;dur=${(performance.now() - started).toFixed(2)}`);
-    return (writeHead as (...a: unknown[]) => Response).apply(this, args);
-  } as Response['writeHead'];
+    return writeHead(...args);
+  }) as Response['writeHead'];
   next();
 }
