@@ -69,7 +69,7 @@ describe.each(ENGINES)('dashboard logs (%s)', (engine) => {
     }
   });
 
-  it('pages through more than one page of messages forward and back', async () => {
+  it('pages through more than one page of messages forward and back, and filters by days', async () => {
     const account = await t.newAccount();
     const from = await giveNumber(t, account);
     const sids: string[] = [];
@@ -89,6 +89,16 @@ describe.each(ENGINES)('dashboard logs (%s)', (engine) => {
     await page.getByRole('link', { name: 'Previous page' }).click();
     await page.waitForLoadState();
     expect(await shown()).toEqual([...sids].reverse().slice(0, 50));
+
+    // The date range: days, the last one included; a day that does not exist is named.
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${t.url}/dashboard/logs/messages?created_from=${day(-1)}&created_to=${day(1)}`);
+    expect(await shown()).toHaveLength(50);
+    await page.goto(`${t.url}/dashboard/logs/messages?created_to=${day(-2)}`);
+    expect(await shown()).toEqual([]);
+    const bad = await page.goto(`${t.url}/dashboard/logs/messages?created_from=2026-02-30`);
+    expect(bad!.status()).toBe(400);
+    expect(await page.getByRole('alert').textContent()).toContain('"Created from" must be a date');
   });
 
   it('retries a given-up webhook once more from its record page', async () => {
