@@ -301,9 +301,13 @@ export interface paths {
          *     number needs a verified address of your account (in the number's country where the
          *     requirement is `local`). Give it as `AddressSid`, or leave `AddressSid` out to use your
          *     oldest verified address that meets the requirement. Without one the answer is
-         *     `422 regulatory_requirements`; its `detail` names the remedy: submit an address in the
-         *     dashboard (Settings > Addresses) or with POST /v1/addresses; it is verified, typically
-         *     within 1 business day, and then provisioning in that country succeeds. An `AddressSid`
+         *     `422 regulatory_requirements`; its `detail` names the remedy with the absolute link to
+         *     the dashboard's Settings > Addresses page (`/dashboard/settings/addresses`): submit an
+         *     address there or with POST /v1/addresses; it is verified, typically within 1 business
+         *     day, and then provisioning in that country succeeds. While the address that would meet
+         *     the requirement (the `AddressSid` given, or without one an address of your account in
+         *     that country) is still `pending` verification, the answer is `422 address_pending`
+         *     instead: wait for its verification, nothing else is needed. An `AddressSid`
          *     that is not an address of your account answers `422 address_not_found`. Of two requests
          *     for one number, exactly one succeeds; the other answers `409 number_unavailable`.
          *
@@ -342,7 +346,8 @@ export interface paths {
          *     `VoiceUrl` or `StatusCallback` clears it (webhooks for that number stop).
          *     `AddressSid` replaces the number's address: it must be an address of your account
          *     (`422 address_not_found`), and in a country that requires verification, a verified one
-         *     in that country (`422 regulatory_requirements`).
+         *     in that country (`422 regulatory_requirements`, or `422 address_pending` while it is
+         *     still pending verification).
          *
          */
         post: operations["updateIncomingPhoneNumber"];
@@ -1671,6 +1676,7 @@ export interface components {
          *     - [`payload_too_large`](/problems/payload_too_large) (413): Payload too large
          *     - [`unsupported_media_type`](/problems/unsupported_media_type) (415): Unsupported media type
          *     - [`regulatory_requirements`](/problems/regulatory_requirements) (422): Regulatory requirements not met
+         *     - [`address_pending`](/problems/address_pending) (422): Address pending verification
          *     - [`address_not_found`](/problems/address_not_found) (422): Address not found
          *     - [`from_number_not_owned`](/problems/from_number_not_owned) (422): From number not owned
          *     - [`to_number_not_owned`](/problems/to_number_not_owned) (422): To number not owned
@@ -1690,7 +1696,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_pending" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -2313,7 +2319,10 @@ export interface components {
         };
         /** @description Well-formed, but a business rule refuses it. Codes:
          *     - `regulatory_requirements`: the number's country needs a verified address of your
-         *       account (`detail` names the remedy: submit an address in Settings > Addresses);
+         *       account (`detail` names the remedy: submit an address in Settings > Addresses, with
+         *       the absolute link to that page of the dashboard);
+         *     - `address_pending`: the address that meets that requirement is still pending
+         *       verification (wait for it);
          *     - `address_not_found`: `AddressSid` is not an address of your account;
          *     - `from_number_not_owned`: `from` is not a number of your account (messages, calls);
          *     - `to_number_not_owned`: `to` is not a number of your account (sandbox inbound);
@@ -3369,8 +3378,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Refused by a business rule: `regulatory_requirements` (the country needs a verified
-             *     address of your account and none was given or it is not verified yet) or
-             *     `address_not_found` (`AddressSid` is not an address of your account).
+             *     address of your account and none was given or found, or the one given was rejected),
+             *     `address_pending` (the address that meets the requirement is still pending
+             *     verification) or `address_not_found` (`AddressSid` is not an address of your account).
              *      */
             422: {
                 headers: {
@@ -3381,7 +3391,7 @@ export interface operations {
                      *       "type": "/problems/regulatory_requirements",
                      *       "title": "Regulatory requirements not met",
                      *       "status": 422,
-                     *       "detail": "Numbers in DE require a verified address in DE. Submit an address in Settings > Addresses (or POST /v1/addresses); it is verified, typically within 1 business day, and then provisioning in DE succeeds. Pass its sid as AddressSid.",
+                     *       "detail": "Numbers in DE require a verified address of your account in DE. Submit an address in the dashboard (Settings > Addresses, https://voice.example.com/dashboard/settings/addresses) or with POST /v1/addresses; it is verified, typically within 1 business day, and then provisioning in DE succeeds. Pass its sid as AddressSid.",
                      *       "code": "regulatory_requirements",
                      *       "request_id": "5b0e8f6a-3c1d-4e2b-9a7f-1d2c3b4a5e6f"
                      *     } */

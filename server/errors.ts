@@ -142,6 +142,16 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'Numbers in this country require a verified address of your account, and none was given or found.',
     remedy: 'Submit an address (POST /v1/addresses); once verified, pass its sid as AddressSid.',
   },
+  address_pending: {
+    status: 422,
+    title: 'Address pending verification',
+    explanation:
+      'Numbers in this country require a verified address of your account, and the one that meets the requirement ' +
+      'is still pending verification.',
+    remedy:
+      'Wait for its verification (typically within 1 business day; GET /v1/addresses/{sid} shows its status), ' +
+      'then provision again.',
+  },
   address_not_found: {
     status: 422,
     title: 'Address not found',
@@ -369,6 +379,12 @@ export const errors = {
   /** `reason` says what is wrong with the address given, when one was; `remedy` what the country needs. */
   regulatoryRequirements: (remedy: string, reason?: string) =>
     new ApiError('regulatory_requirements', reason ? `${reason} ${remedy}` : remedy),
+  addressPending: (sid: string, isoCountry: string) =>
+    new ApiError(
+      'address_pending',
+      `Numbers in ${isoCountry} require a verified address of your account; address ${sid} is still pending ` +
+        `verification (typically within 1 business day). Provision again once it is verified.`,
+    ),
   addressNotFound: (sid: string) =>
     new ApiError('address_not_found', `AddressSid ${sid} is not an address of your account.`),
   fromNumberNotOwned: (number: string) =>

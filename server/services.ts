@@ -74,14 +74,15 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
   );
   relayProxyMessages(messages, webhooks);
   const addresses = new AddressService(store, config.addressVerificationDelay);
+  const publicUrl = new PublicUrl(config.publicUrl);
   const numbers = new NumberService(
     store,
     addresses.addresses,
     config.maxNumbersPerAccount,
     config.webhookAllowPrivate,
+    publicUrl,
   );
   const lookups = new LookupService(store);
-  const publicUrl = new PublicUrl(config.publicUrl);
   // The engine reports verification calls' failures to the verification service, which places them through it.
   const reports: VerificationCallReports = {
     verificationCallFailed: (tx, failure) => verify.verificationCallFailed(tx, failure),

@@ -8,7 +8,7 @@ import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
 import { enqueueJob } from '../jobs/queue.js';
-import { errors } from '../errors.js';
+import { errors, type FieldError } from '../errors.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
 import type { Page, PageRequest } from '../store/pagination.js';
@@ -23,6 +23,35 @@ export type AddressRecord = components['schemas']['Address'];
 export type CreateAddressInput = components['schemas']['CreateAddressRequest'];
 
 const VERIFY_ADDRESS_JOB = defineJob<{ sid: string }>('address.verify');
+
+const TEXT_FIELDS = ['customer_name', 'street', 'city', 'region', 'postal_code'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
+
+/** What is wrong with the fields of an address as submitted, field by field, in the order the API checks them. */
+function fieldProblems(input: CreateAddressInput): FieldError[] {
+  const problems: FieldError[] = [];
+  if (!isCountryCode(input.iso_country.toUpperCase()))
+    problems.push({ field: 'iso_country', message: 'is not an ISO 3166-1 alpha-2 country code' });
+  for (const field of TEXT_FIELDS) {
+    if (!input[field].trim()) problems.push({ field, message: 'must not be blank' });
+  }
+  return problems;
+}
+
+/**
+ * Every problem of an address as a person submits it (the dashboard's form): the API's field rules, and the postal
+ * code's format for its country at once (the rule the verification would reject it by), so each shows beside its
+ * field before anything is stored.
+ */
+export function addressFormProblems(input: CreateAddressInput): FieldError[] {
+  const problems = fieldProblems(input);
+  const isoCountry = input.iso_country.toUpperCase();
+  if (!problems.some((p) => p.field === 'iso_country' || p.field === 'postal_code')) {
+    const format = postalCodeProblem(isoCountry, input.postal_code.trim());
+    if (format) problems.push({ field: 'postal_code', message: format });
+  }
+  return problems;
+}
 
 export class AddressService {
   readonly addresses: AddressStore;
@@ -40,14 +69,11 @@ export class AddressService {
     input: CreateAddressInput,
     { recorder }: { recorder?: ResponseRecorder } = {},
   ): Promise<AddressRecord> {
+    // The API refuses the first problem; the verification job checks the postal code's format later.
+    const [first] = fieldProblems(input);
+    if (first) throw errors.invalidField(first.field, first.message);
     const isoCountry = input.iso_country.toUpperCase();
-    if (!isCountryCode(isoCountry))
-      throw errors.invalidField('iso_country', 'is not an ISO 3166-1 alpha-2 country code');
-    const text = (field: 'customer_name' | 'street' | 'city' | 'region' | 'postal_code') => {
-      const value = input[field].trim();
-      if (!value) throw errors.invalidField(field, 'must not be blank');
-      return value;
-    };
+    const text = (field: TextField) => input[field].trim();
     const at = this.store.clock.now();
     const now = new Date(at).toISOString();
     const row: AddressRow = {

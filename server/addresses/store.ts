@@ -42,6 +42,17 @@ export class AddressStore {
     return q.orderBy('date_created').orderBy('sid').limit(1).executeTakeFirst();
   }
 
+  /** The account's oldest address still pending verification (in `isoCountry`, when given). */
+  firstPending(accountSid: string, isoCountry: string | null): Promise<Address | undefined> {
+    let q = this.db
+      .selectFrom('addresses')
+      .selectAll()
+      .where('account_sid', '=', accountSid)
+      .where('status', '=', 'pending');
+    if (isoCountry) q = q.where('iso_country', '=', isoCountry);
+    return q.orderBy('date_created').orderBy('sid').limit(1).executeTakeFirst();
+  }
+
   async delete(db: Tx['db'], accountSid: string, sid: string): Promise<boolean> {
     const result = await db
       .deleteFrom('addresses')

@@ -9,7 +9,8 @@ import { nowIso, type Clock } from '../clock.js';
 import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
-import { addressFor } from './regulatory.js';
+import { ADDRESSES_PAGE_PATH, addressFor } from './regulatory.js';
+import type { PublicUrl } from '../http/public-url.js';
 import { lockAccountQuota } from '../store/account-lock.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { NumberStore, countHeld, deleteNumber, insertNumber } from './store.js';
@@ -38,6 +39,8 @@ export class NumberService {
     private readonly maxNumbers: number,
     /** Which non-public addresses given URLs may point at (WEBHOOK_ALLOW_PRIVATE). */
     private readonly privateAddresses: PrivateAddressPolicy,
+    /** The server's public URL: the regulatory remedy links to the dashboard's addresses page under it. */
+    private readonly publicUrl: PublicUrl,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -87,7 +90,7 @@ export class NumberService {
     const addressSid = await addressFor(
       this.addresses,
       accountSid,
-      { isoCountry: number.iso_country, addressRequirements: number.address_requirements },
+      { isoCountry: number.iso_country, addressRequirements: number.address_requirements, addressesPage: this.page() },
       input.AddressSid,
     );
     const at = this.clock.now();
@@ -123,6 +126,11 @@ export class NumberService {
     return record;
   }
 
+  /** The absolute URL of the dashboard's Settings > Addresses page. */
+  private page(): string {
+    return `${this.publicUrl.value}${ADDRESSES_PAGE_PATH}`;
+  }
+
   private checkUrls(input: ProvisionInput | UpdateInput): void {
     const { SmsUrl, VoiceUrl, StatusCallback } = input;
     assertUrlsAllowed(this.privateAddresses, { SmsUrl, VoiceUrl, StatusCallback });
@@ -153,7 +161,11 @@ export class NumberService {
       changes.address_sid = await addressFor(
         this.addresses,
         accountSid,
-        { isoCountry: current.iso_country, addressRequirements: current.address_requirements },
+        {
+          isoCountry: current.iso_country,
+          addressRequirements: current.address_requirements,
+          addressesPage: this.page(),
+        },
         input.AddressSid,
       );
     }

@@ -17,4 +17,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_seen', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('dashboard_sessions_key').on('dashboard_sessions').column('key_sid').execute();
+  // Idle sessions are removed by their last request's time (at each sign-in).
+  await db.schema.createIndex('dashboard_sessions_seen').on('dashboard_sessions').column('last_seen').execute();
 }
