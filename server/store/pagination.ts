@@ -90,42 +90,53 @@ export interface TwoWayPage<T> extends Page<T> {
 }
 
 /**
- * One page of `query` (already filtered to one account), newest first, walked either way by keyset: after
- * `page_token` (older items) or before `before` (newer items; at the newest end the first page is read again, so
- * it is full). The cursor is compared as a row value, so the index on (…, date_created, sid) is entered at the
- * cursor instead of walked from the top: page 50 costs what page 1 does.
+ * The query of one keyset page of `query` in walking order: after the token (older items, newest first) or before it
+ * (newer items, oldest first), `limit` rows. The cursor is compared as a row value, so the index on (…,
+ * date_created, sid) is entered at the cursor instead of walked from the top: page 50 costs what page 1 does.
+ */
+export function keysetQuery<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  limit: number,
+  token: string | undefined,
+  direction: 'after' | 'before',
+): SelectQueryBuilder<DB, TB, Row> {
+  const order = direction === 'after' ? 'desc' : 'asc';
+  let q = query;
+  if (token) {
+    const cursor = decodePageToken(token);
+    const key = sql`(date_created, sid)`;
+    q = q.where(
+      direction === 'after'
+        ? sql<boolean>`${key} < (${cursor.c}, ${cursor.s})`
+        : sql<boolean>`${key} > (${cursor.c}, ${cursor.s})`,
+    );
+  }
+  return q
+    .orderBy('date_created' as any, order)
+    .orderBy('sid' as any, order)
+    .limit(limit);
+}
+
+/**
+ * One page of `query` (already filtered to one account), newest first, walked either way by keyset (keysetQuery):
+ * after `page_token` (older items) or before `before` (newer items; at the newest end the first page is read
+ * again, so it is full).
  */
 export async function paginateBothWays<DB, TB extends keyof DB, Row extends { date_created: string; sid: string }>(
   query: SelectQueryBuilder<DB, TB, Row>,
   page: PageRequest & { before?: string },
 ): Promise<TwoWayPage<Row>> {
   const size = pageSize(page.page_size);
-  const key = sql`(date_created, sid)`;
   const cursorOf = (row: Row) => encodePageToken({ c: row.date_created, s: row.sid });
   if (page.before) {
-    const cursor = decodePageToken(page.before);
-    const rows = await query
-      .where(sql<boolean>`${key} > (${cursor.c}, ${cursor.s})`)
-      .orderBy('date_created' as any, 'asc')
-      .orderBy('sid' as any, 'asc')
-      .limit(size + 1)
-      .execute();
+    const rows = await keysetQuery(query, size + 1, page.before, 'before').execute();
     if (rows.length > size) {
       const data = rows.slice(0, size).reverse();
       return { data, next_page_token: cursorOf(data[data.length - 1]), previous_page_token: cursorOf(data[0]) };
     }
     return paginateBothWays(query, { page_size: size });
   }
-  let q = query;
-  if (page.page_token) {
-    const cursor = decodePageToken(page.page_token);
-    q = q.where(sql<boolean>`${key} < (${cursor.c}, ${cursor.s})`);
-  }
-  const rows = await q
-    .orderBy('date_created' as any, 'desc')
-    .orderBy('sid' as any, 'desc')
-    .limit(size + 1)
-    .execute();
+  const rows = await keysetQuery(query, size + 1, page.page_token, 'after').execute();
   const more = rows.length > size;
   const data = more ? rows.slice(0, size) : rows;
   const first = data[0];
