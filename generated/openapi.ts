@@ -909,6 +909,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate your webhook signing secret
+         * @description Replaces your account's `whsec_` webhook signing secret with a new one, returned here
+         *     (and shown in the dashboard, Settings > Webhook secret). The old secret stays valid for
+         *     24 hours: meanwhile every webhook carries two signatures in `webhook-signature`
+         *     (`v1,<new> v1,<old>`, as Standard Webhooks allows), so receivers verify with either while
+         *     you deploy the new one. Rotating again within the 24 hours ends the oldest secret at once
+         *     (only the one before the latest rotation stays valid).
+         *
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/": {
         parameters: {
             query?: never;
@@ -2077,6 +2103,16 @@ export interface components {
          * @enum {string}
          */
         VerificationStatus: "pending" | "approved" | "canceled" | "expired" | "max_attempts_reached" | "failed";
+        /** @description A rotated webhook signing secret. */
+        WebhookSecretRotation: {
+            /** @description The new `whsec_` secret; every webhook is signed with it from now on. */
+            webhook_secret: string;
+            /**
+             * Format: date-time
+             * @description Until when the old secret signs webhooks too (24 hours from now).
+             */
+            previous_secret_expires_at: string;
+        };
         /** @description A webhook about a message; `data` is the message as GET /v1/messages/{sid} returns it. */
         MessageEvent: {
             /** @enum {string} */
@@ -4941,6 +4977,34 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, and until when the old one still signs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "webhook_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "previous_secret_expires_at": "2025-06-03T12:00:00Z"
+                     *     } */
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

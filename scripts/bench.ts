@@ -12,6 +12,7 @@ import {
   type Scenario,
   type Target,
 } from './bench/scenarios.js';
+import type { Seeded } from './bench/dashboard-seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -42,11 +43,11 @@ async function launch(
   });
   if (hasTaskset && child.pid)
     execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
-  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay'>>((resolve) =>
-    child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay'>)),
+  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay' | 'seedDashboard'>>((resolve) =>
+    child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay' | 'seedDashboard'>)),
   );
   // A question to the server process ('cpu', 'loop') and its answer, the message that carries that key.
-  const ask = <T>(what: 'cpu' | 'loop') =>
+  const ask = <T>(what: 'cpu' | 'loop' | 'seeded') =>
     new Promise<T>((resolve) => {
       const answer = (m: unknown) => {
         if (typeof m !== 'object' || m === null || !(what in m)) return;
@@ -58,7 +59,8 @@ async function launch(
     });
   const cpu = () => ask<CpuTime | null>('cpu');
   const loopDelay = () => ask<LoopDelay>('loop');
-  return { target: { ...ready, cpu, loopDelay }, child };
+  const seedDashboard = () => ask<Seeded>('seeded');
+  return { target: { ...ready, cpu, loopDelay, seedDashboard }, child };
 }
 
 async function load(options: autocannon.Options): Promise<Figures> {

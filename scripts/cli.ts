@@ -12,14 +12,19 @@ import { WebhookSecretBox } from '../server/accounts/webhook-secrets.js';
 const USAGE = `usage: npm run --silent cli -- <command>
   accounts create --name NAME     create an account and its first API key
   accounts list                   list accounts
-  accounts secret --account AC... show an account's webhook signing secret
+  accounts secret --account AC... [--rotate]
+                                  show an account's webhook signing secret, or replace it (the old one
+                                  keeps signing beside the new one for 24 hours)
   keys create --account AC...     add an API key to an account
   keys revoke --key SK...|KEY     revoke an API key by its sid or its value
 --account takes an account's sid or its name (the first start's account is named "default").
 Output is JSON on stdout; stderr says which database was opened. Uses DATA_DIR / DATABASE_URL / DATABASE_SCHEMA
 like the server; only "accounts create" creates a database that does not exist yet.`;
 
-/** Commands that only read: they refuse to create a database that is not there (a wrong DATA_DIR, a typo). */
+/**
+ * Commands that read (or change an account that must exist): they refuse to create a database that is not there (a
+ * wrong DATA_DIR, a typo).
+ */
 const READ_ONLY = new Set(['accounts list', 'accounts secret']);
 
 function fail(message: string, code = 2): never {
@@ -34,6 +39,7 @@ async function main(): Promise<void> {
       name: { type: 'string' },
       account: { type: 'string' },
       key: { type: 'string' },
+      rotate: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -87,7 +93,8 @@ async function main(): Promise<void> {
         break;
       case 'accounts secret': {
         const sid = await accountSid();
-        print({ account_sid: sid, webhook_secret: await accounts.webhookSecret(sid) });
+        const secret = values.rotate ? await accounts.rotateWebhookSecret(sid) : await accounts.webhookSecret(sid);
+        print({ account_sid: sid, ...secret });
         break;
       }
       case 'keys create': {

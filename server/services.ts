@@ -25,6 +25,7 @@ import { PublicUrl } from './http/public-url.js';
 import type { VerificationCallReports } from './calls/engine/verification-calls.js';
 import { ProxyCallRelay } from './proxy/call-relay.js';
 import { ProxySessionService } from './proxy/sessions.js';
+import { LogService } from './logs/service.js';
 
 export interface Services {
   config: Config;
@@ -55,6 +56,8 @@ export interface Services {
   secretKey: string;
   /** Seals and opens the accounts' webhook signing secrets. */
   webhookSecrets: WebhookSecretBox;
+  /** What the dashboard's logs read: lists both ways, timelines, webhook deliveries, "retry now". */
+  logs: LogService;
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
@@ -127,6 +130,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     accountSettings: new AccountSettingsService(store, config.webhookAllowPrivate),
     retention: new Retention(store, config, logger),
     rateLimit: requestRateLimit(config, store, logger),
+    logs: new LogService(store, webhooks),
   };
 }
 

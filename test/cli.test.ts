@@ -55,7 +55,7 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect(rows.some((r) => JSON.stringify(r).includes(api_key))).toBe(false);
   });
 
-  it("shows an account's webhook secret, and takes an account by its name as well as its sid", async () => {
+  it("shows and rotates an account's webhook secret, and takes an account by its name as well as its sid", async () => {
     const created = JSON.parse((await cli('accounts', 'create', '--name', 'Named')).stdout);
     const shown = await cli('accounts', 'secret', '--account', created.account_sid);
     expect(shown.code, shown.stderr).toBe(0);

@@ -49,6 +49,7 @@ const ANSWERS: Record<string, [number, string | null]> = {
   getSandboxVerificationRecording: [404, 'not_found'],
   getAccount: [200, null],
   updateAccount: [200, null],
+  rotateWebhookSecret: [200, null],
 };
 
 describe.each(ENGINES)('contract of the real server under prism proxy (%s)', (engine) => {

@@ -3,6 +3,8 @@ import type autocannon from 'autocannon';
 import { messageScenarios } from './messages.js';
 import { callScenarios } from './calls.js';
 import { proxyScenarios } from './proxy.js';
+import { dashboardScenarios } from './dashboard.js';
+import type { Seeded } from './dashboard-seed.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -22,6 +24,8 @@ export interface Target {
   /** Null where the system does not tell (no /proc). */
   cpu(): Promise<CpuTime | null>;
   loopDelay(): Promise<LoopDelay>;
+  /** Writes the dashboard scenario's data (100,000 messages and more) into the server's database. */
+  seedDashboard(): Promise<Seeded>;
 }
 
 export interface Figures {
@@ -209,6 +213,7 @@ export const scenarios: Scenario[] = [
   ...messageScenarios,
   ...callScenarios,
   ...proxyScenarios,
+  ...dashboardScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

@@ -59,6 +59,13 @@ if (kind === 'bare') {
   const server = await start(config);
   const { key } = await server.services.accounts.createAccount('bench');
   process.send!({ url: server.url, apiKey: key.api_key });
+  // The dashboard scenario's data, written into this server's database by its own store (dashboard-seed.ts).
+  process.on('message', (m) => {
+    if (m !== 'seeded') return;
+    void import('./dashboard-seed.js')
+      .then(({ seed }) => seed(server.services, key.account_sid))
+      .then((seeded) => process.send!({ seeded }));
+  });
   // A failed close still rejects loudly (Node ends the process on an unhandled rejection).
   process.on('disconnect', () => {
     void server.close().then(() => {

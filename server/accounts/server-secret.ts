@@ -159,11 +159,16 @@ function checkValue(secret: string): string {
  */
 async function resealWebhookSecrets(db: Conn, from: WebhookSecretBox, to: WebhookSecretBox): Promise<string[]> {
   const unreadable: string[] = [];
-  for (const { sid, webhook_secret: stored } of await accounts.storedWebhookSecrets(db)) {
-    if (!WebhookSecretBox.isSealed(stored)) continue;
-    const clear = opened(from, sid, stored);
-    if (clear !== undefined) await accounts.setStoredWebhookSecret(db, sid, to.seal(sid, clear));
-    else if (opened(to, sid, stored) === undefined) unreadable.push(sid);
+  for (const row of await accounts.storedWebhookSecrets(db)) {
+    const { sid } = row;
+    // The secret before a rotation is sealed the same way, and moves with the current one.
+    for (const column of ['webhook_secret', 'previous_webhook_secret'] as const) {
+      const stored = row[column];
+      if (!stored || !WebhookSecretBox.isSealed(stored)) continue;
+      const clear = opened(from, sid, stored);
+      if (clear !== undefined) await accounts.setStoredWebhookSecret(db, sid, to.seal(sid, clear), column);
+      else if (opened(to, sid, stored) === undefined && column === 'webhook_secret') unreadable.push(sid);
+    }
   }
   return unreadable;
 }

@@ -1,5 +1,6 @@
 // Accounts and their API keys: creation, lookup by key, revocation, and the default account at start.
 import type { Store } from '../store/db.js';
+import { errors } from '../errors.js';
 import type { AccountRow } from '../store/schema.js';
 import { newSid } from '../ids.js';
 import { nowIso } from '../clock.js';
@@ -14,6 +15,15 @@ export interface CreatedKey {
   key_sid: string;
   account_sid: string;
   api_key: string;
+}
+
+/** How long a rotated webhook secret still signs beside the new one (Standard Webhooks' overlap). */
+const PREVIOUS_SECRET_VALID_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookSecretState {
+  webhook_secret: string;
+  /** Until when the secret before the last rotation still signs; null when none does. */
+  previous_secret_expires_at: string | null;
 }
 
 /** Keys remembered at once, at most: past it the oldest go first. */
@@ -132,10 +142,39 @@ export class AccountService {
     return all.filter((a) => a.name === sidOrName).map((a) => a.sid);
   }
 
-  /** An account's webhook signing secret, in clear. */
-  async webhookSecret(accountSid: string): Promise<string | null> {
+  /** The account's webhook signing secret in clear (for the dashboard's reveal), and the previous one's expiry. */
+  async webhookSecret(accountSid: string): Promise<WebhookSecretState> {
     const stored = (await accounts.webhookSecrets(this.store.db, [accountSid])).get(accountSid);
-    return stored === undefined ? null : this.webhookSecrets.open(accountSid, stored);
+    if (!stored) throw errors.noSuchAccount();
+    const expires = stored.previousExpires;
+    const live = stored.previous !== null && expires !== null && expires > nowIso(this.store.clock);
+    return {
+      webhook_secret: this.webhookSecrets.open(accountSid, stored.current),
+      previous_secret_expires_at: live ? expires : null,
+    };
+  }
+
+  /**
+   * Replaces the account's webhook secret with a new one; the current one becomes the previous, still signing for
+   * 24 hours (see WebhookService). Two rotations at once: the second reads again and rotates after the first.
+   */
+  async rotateWebhookSecret(accountSid: string): Promise<WebhookSecretState & { previous_secret_expires_at: string }> {
+    for (;;) {
+      const stored = (await accounts.webhookSecrets(this.store.db, [accountSid])).get(accountSid);
+      if (!stored) throw errors.noSuchAccount();
+      const secret = newWebhookSecret();
+      const at = this.store.clock.now();
+      const expires = new Date(at + PREVIOUS_SECRET_VALID_MS).toISOString();
+      const next = {
+        current: this.webhookSecrets.seal(accountSid, secret),
+        previous: stored.current,
+        expires,
+        now: new Date(at).toISOString(),
+      };
+      if (await accounts.rotateStoredWebhookSecret(this.store.db, accountSid, stored.current, next)) {
+        return { webhook_secret: secret, previous_secret_expires_at: expires };
+      }
+    }
   }
 
   async listAccounts() {

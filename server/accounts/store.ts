@@ -18,8 +18,19 @@ const accountByKeyHash = prepared((db, keyHash: string) =>
 );
 /** Runs for every batch of webhooks delivered. */
 const secretsOf = prepared((db, accountSids: string[]) =>
-  db.selectFrom('accounts').select(['sid', 'webhook_secret']).where('sid', 'in', accountSids),
+  db
+    .selectFrom('accounts')
+    .select(['sid', 'webhook_secret', 'previous_webhook_secret', 'previous_webhook_secret_expires'])
+    .where('sid', 'in', accountSids),
 );
+
+/** An account's stored (sealed) signing secrets: the current one, and the one before the last rotation. */
+export interface StoredSecrets {
+  current: string;
+  previous: string | null;
+  /** Until when `previous` still signs (ISO 8601). */
+  previousExpires: string | null;
+}
 
 /** The account a live (unrevoked) key belongs to. */
 export function accountByApiKeyHash(db: Conn, keyHash: string): Promise<Account | undefined> {
@@ -27,8 +38,38 @@ export function accountByApiKeyHash(db: Conn, keyHash: string): Promise<Account 
 }
 
 /** The sealed webhook signing secrets of these accounts, by account sid (see webhook-secrets.ts). */
-export async function webhookSecrets(db: Conn, accountSids: string[]): Promise<Map<string, string>> {
-  return new Map((await secretsOf.all(db, accountSids)).map((a) => [a.sid, a.webhook_secret]));
+export async function webhookSecrets(db: Conn, accountSids: string[]): Promise<Map<string, StoredSecrets>> {
+  return new Map(
+    (await secretsOf.all(db, accountSids)).map((a) => [
+      a.sid,
+      {
+        current: a.webhook_secret,
+        previous: a.previous_webhook_secret ?? null,
+        previousExpires: a.previous_webhook_secret_expires ?? null,
+      },
+    ]),
+  );
+}
+
+/** Replaces the account's secret by `next`, keeping the current one as the previous until `expires`. */
+export async function rotateStoredWebhookSecret(
+  db: Conn,
+  accountSid: string,
+  expected: string,
+  next: { current: string; previous: string; expires: string; now: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({
+      webhook_secret: next.current,
+      previous_webhook_secret: next.previous,
+      previous_webhook_secret_expires: next.expires,
+      date_updated: next.now,
+    })
+    .where('sid', '=', accountSid)
+    .where('webhook_secret', '=', expected)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function insertAccount(db: Conn, account: AccountRow): Promise<void> {
@@ -199,10 +240,21 @@ export async function deleteServerSetting(db: Conn, name: string): Promise<void>
 }
 
 /** Every account's stored webhook secret (sealed, or in clear before migration 009). */
-export function storedWebhookSecrets(db: Conn): Promise<{ sid: string; webhook_secret: string }[]> {
-  return db.selectFrom('accounts').select(['sid', 'webhook_secret']).execute();
+export function storedWebhookSecrets(
+  db: Conn,
+): Promise<{ sid: string; webhook_secret: string; previous_webhook_secret?: string | null }[]> {
+  return db.selectFrom('accounts').select(['sid', 'webhook_secret', 'previous_webhook_secret']).execute();
 }
 
-export async function setStoredWebhookSecret(db: Conn, accountSid: string, stored: string): Promise<void> {
-  await db.updateTable('accounts').set({ webhook_secret: stored }).where('sid', '=', accountSid).execute();
+export async function setStoredWebhookSecret(
+  db: Conn,
+  accountSid: string,
+  stored: string,
+  column: 'webhook_secret' | 'previous_webhook_secret' = 'webhook_secret',
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ [column]: stored })
+    .where('sid', '=', accountSid)
+    .execute();
 }

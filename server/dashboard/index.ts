@@ -13,6 +13,10 @@ import { mountSignIn, mountSignOut } from './pages/sign-in.js';
 import { mountAddresses } from './pages/addresses.js';
 import { mountNumbers } from './pages/numbers.js';
 import { mountApiKeys } from './pages/api-keys.js';
+import { serverTiming } from './server-timing.js';
+import { mountLogs } from './pages/logs.js';
+import { mountWebhookSecret } from './pages/webhook-secret.js';
+import { mountSandbox } from './pages/sandbox.js';
 
 const CSS = path.join(import.meta.dirname, 'assets', 'dashboard.css');
 
@@ -27,6 +31,7 @@ export function mountDashboard(app: Express, services: Services): void {
   const ctx: DashboardContext = { services, sessions };
   const router = express.Router();
 
+  router.use(serverTiming);
   router.use(securityHeaders);
   router.use((_req, res, next) => {
     (res.locals as DashboardLocals).sandbox = config.carrier === 'sandbox';
@@ -57,6 +62,9 @@ export function mountDashboard(app: Express, services: Services): void {
   mountAddresses(router, ctx);
   mountNumbers(router, ctx);
   mountApiKeys(router, ctx);
+  mountLogs(router, ctx);
+  mountWebhookSecret(router, ctx);
+  mountSandbox(router, ctx);
 
   router.use((_req: Request, res: Response) => notFoundPage(res));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -96,6 +96,11 @@ export function listMessages(
   filters: MessageFilters,
   page: PageRequest,
 ): Promise<Page<MessageRow>> {
+  return paginate(messagesWhere(db, accountSid, filters), page);
+}
+
+/** The account's messages that pass `filters`, unordered: each filter has an index that starts with it (016). */
+export function messagesWhere(db: Db, accountSid: string, filters: MessageFilters) {
   let query = db.selectFrom('messages').selectAll().where('account_sid', '=', accountSid);
   if (filters.to) query = query.where('to_number', '=', filters.to);
   if (filters.from) query = query.where('from_number', '=', filters.from);
@@ -103,7 +108,7 @@ export function listMessages(
   if (filters.direction) query = query.where('direction', '=', filters.direction);
   if (filters.createdAfter) query = query.where('date_created', '>=', filters.createdAfter);
   if (filters.createdBefore) query = query.where('date_created', '<', filters.createdBefore);
-  return paginate(query, page);
+  return query;
 }
 
 /** Outbound messages (of `directions`) from each of `numbers` since `since`: how many, and to how many recipients. */

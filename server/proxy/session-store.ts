@@ -147,9 +147,14 @@ export function listSessions(
   status: ProxySessionRow['status'] | undefined,
   page: PageRequest,
 ): Promise<Page<ProxySessionRow>> {
+  return paginate(sessionsWhere(db, accountSid, status), page);
+}
+
+/** The account's sessions (of `status`, when given), unordered. */
+export function sessionsWhere(db: Conn, accountSid: string, status: ProxySessionRow['status'] | undefined) {
   let q = db.selectFrom('proxy_sessions').selectAll().where('account_sid', '=', accountSid);
   if (status) q = q.where('status', '=', status);
-  return paginate(q, page);
+  return q;
 }
 
 /** The participants of these sessions, by session. */

@@ -40,6 +40,7 @@ import { endProxySession } from './proxy/endProxySession.js';
 import { listProxyInteractions } from './proxy/listProxyInteractions.js';
 import { getAccount } from './account/getAccount.js';
 import { updateAccount } from './account/updateAccount.js';
+import { rotateWebhookSecret } from './account/rotateWebhookSecret.js';
 
 // Operations that declare the Idempotency-Key header get the shared replay mechanism.
 export const handlers: HandlerTable = withIdempotency({
@@ -82,4 +83,5 @@ export const handlers: HandlerTable = withIdempotency({
   listProxyInteractions,
   getAccount,
   updateAccount,
+  rotateWebhookSecret,
 });

@@ -7,6 +7,9 @@ export interface AccountRow {
   webhook_secret: string;
   date_created: string;
   date_updated: string;
+  /** The secret before the last rotation (sealed), valid until `previous_webhook_secret_expires`. */
+  previous_webhook_secret?: string | null;
+  previous_webhook_secret_expires?: string | null;
 }
 
 export interface ApiKeyRow {
@@ -151,6 +154,8 @@ export interface WebhookAttemptRow {
   duration_ms: number;
   response_status: number | null;
   error: string | null;
+  /** The answer's first bytes (at most 512, as text), for the dashboard. */
+  response_excerpt?: string | null;
 }
 
 export interface IdempotencyKeyRow {

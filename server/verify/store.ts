@@ -30,6 +30,25 @@ export function verificationBySid(db: Conn, sid: string): Promise<VerificationRo
   return db.selectFrom('verifications').selectAll().where('sid', '=', sid).executeTakeFirst();
 }
 
+export interface VerificationFilters {
+  to?: string;
+  status?: VerificationStatus;
+  /** Inclusive. */
+  createdAfter?: string;
+  /** Exclusive. */
+  createdBefore?: string;
+}
+
+/** The account's verifications that pass `filters`, unordered (codes are only ever hashed or sealed in them). */
+export function verificationsWhere(db: Conn, accountSid: string, filters: VerificationFilters) {
+  let query = db.selectFrom('verifications').selectAll().where('account_sid', '=', accountSid);
+  if (filters.to) query = query.where('to_number', '=', filters.to);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.createdAfter) query = query.where('date_created', '>=', filters.createdAfter);
+  if (filters.createdBefore) query = query.where('date_created', '<', filters.createdBefore);
+  return query;
+}
+
 /** The most recent verification of the account to `to`, whatever its status. */
 export function latestToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
   return db

@@ -163,3 +163,58 @@ export async function deadEventsByType(db: Db): Promise<{ type: string; count: n
     .execute();
   return rows.map((row) => ({ type: row.type, count: Number(row.count) }));
 }
+
+/** Events shown for one record, at most (a record has a handful: one per status change). */
+const EVENTS_PER_RECORD = 200;
+
+export type DeliveryEvent = Pick<
+  WebhookEventRow,
+  'id' | 'resource_sid' | 'type' | 'url' | 'status' | 'attempts' | 'date_created' | 'date_updated'
+> & { attempt_log: Omit<WebhookAttemptRow, 'id' | 'event_id'>[] };
+
+/** The webhook events of these resources of one account, oldest first, each with every attempt made. */
+export async function eventsOfResources(db: Db, accountSid: string, resourceSids: string[]): Promise<DeliveryEvent[]> {
+  if (resourceSids.length === 0) return [];
+  const events = await db
+    .selectFrom('webhook_events')
+    .select(['id', 'resource_sid', 'type', 'url', 'status', 'attempts', 'date_created', 'date_updated'])
+    .where('resource_sid', 'in', resourceSids)
+    .where('account_sid', '=', accountSid)
+    .orderBy('date_created')
+    .orderBy('id')
+    .limit(EVENTS_PER_RECORD)
+    .execute();
+  if (events.length === 0) return [];
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .select(['event_id', 'attempt', 'date_attempted', 'duration_ms', 'response_status', 'error', 'response_excerpt'])
+    .where(
+      'event_id',
+      'in',
+      events.map((e) => e.id),
+    )
+    .orderBy('event_id')
+    .orderBy('attempt')
+    .execute();
+  const byEvent = new Map<string, DeliveryEvent['attempt_log']>(events.map((e) => [e.id, []]));
+  for (const { event_id, ...attempt } of attempts) byEvent.get(event_id)?.push(attempt);
+  return events.map((event) => ({ ...event, attempt_log: byEvent.get(event.id) ?? [] }));
+}
+
+/**
+ * Makes a given-up event (failed, or dead) of the account due again at `now`: one more attempt, recorded like the
+ * others (an event given up after its last attempt is given up again if that one fails too). False when the
+ * account has no such event, or it is not given up.
+ */
+export async function retryGivenUpEvent(tx: Tx, accountSid: string, id: string, now: string): Promise<boolean> {
+  const result = await tx.db
+    .updateTable('webhook_events')
+    .set({ status: 'pending', run_at: now, locked_by: null, locked_until: null, claims: 0, date_updated: now })
+    .where('id', '=', id)
+    .where('account_sid', '=', accountSid)
+    .where('status', 'in', ['failed', 'dead'])
+    .executeTakeFirst();
+  const retried = Number(result.numUpdatedRows) === 1;
+  if (retried) tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
+  return retried;
+}

@@ -21,7 +21,7 @@ function flush(): void {
 
 port.on('message', (batch: SendRequest[]) => {
   for (const r of batch) {
-    postWebhook(r.url, r.body, signedHeaders(r.secret, r.webhookId, r.body, r.timestamp), r.options).then(
+    postWebhook(r.url, r.body, signedHeaders(r.secrets, r.webhookId, r.body, r.timestamp), r.options).then(
       (result) => answer(r.seq, result),
       (err: Error) => answer(r.seq, failedAttempt(err.message)),
     );

@@ -9,8 +9,8 @@ export interface SendRequest {
   seq: number;
   url: string;
   body: string;
-  /** Signing happens in the thread: the account's secret and the event's webhook-id. */
-  secret: string;
+  /** Signing happens in the thread: the account's secrets (the current one first) and the event's webhook-id. */
+  secrets: readonly string[];
   webhookId: string;
   /** When the attempt is made (ms, by the app's clock, which the thread has not): the webhook-timestamp. */
   timestamp: number;

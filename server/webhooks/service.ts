@@ -12,11 +12,23 @@ import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
+import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
 
-/** A claimed event with what signing it needs: its account's secret in clear, or why there is none. */
-type DueEvent = ClaimedEvent & { secret: string | undefined; secretError?: string };
+/** What signing needs: the account's secrets in clear (the current one first), or why there are none. */
+type Signing = { secrets: string[] | undefined; secretError?: string };
+
+/** A claimed event with what signing it needs. */
+type DueEvent = ClaimedEvent & Signing;
+
+/** How much of each answer is kept with its attempt, for people reading the deliveries. */
+const EXCERPT_BYTES = 512;
+
+/** The answer's first bytes as text (a NUL, which PostgreSQL refuses in text, dropped). */
+function excerpt(body: string): string {
+  return Buffer.from(body).subarray(0, EXCERPT_BYTES).toString('utf8').replaceAll('\u0000', '');
+}
 
 /** The secrets kept open, by account; an account's entry stands while its stored (sealed) value is unchanged. */
 const OPENED_CACHE_SIZE = 10_000;
@@ -67,7 +79,7 @@ export class WebhookService {
    * once per account and stored value, not per claimed event, so the claim path costs about what it did when
    * secrets were read in clear. A rotated (re-sealed) secret has a new stored value and is opened anew.
    */
-  private readonly opened = new Map<string, { stored: string; secret: string }>();
+  private readonly opened = new Map<string, { stored: string; secret: string; previous: string | undefined }>();
 
   constructor(
     private readonly store: Store,
@@ -102,6 +114,16 @@ export class WebhookService {
     return id;
   }
 
+  /** Every webhook event of these resources of the account, oldest first, with every attempt (the dashboard's). */
+  deliveries(accountSid: string, resourceSids: string[]): Promise<DeliveryEvent[]> {
+    return eventsOfResources(this.store.db, accountSid, resourceSids);
+  }
+
+  /** Makes a given-up event of the account due again now, for one more attempt; false when there is none such. */
+  retryNow(accountSid: string, eventId: string): Promise<boolean> {
+    return this.store.transaction((tx) => retryGivenUpEvent(tx, accountSid, eventId, nowIso(tx.clock)));
+  }
+
   /** Stops the sender thread; attempts in flight count as failed and are retried after a restart. */
   close(): Promise<void> {
     return this.sender.close();
@@ -124,7 +146,7 @@ export class WebhookService {
         const secrets = await this.openSecrets([...new Set(events.map((e) => e.account_sid))]);
         return events.map((event): DueEvent => ({
           ...event,
-          ...(secrets.get(event.account_sid) ?? { secret: undefined }),
+          ...(secrets.get(event.account_sid) ?? { secrets: undefined }),
         }));
       },
       (event) => this.deliver(event, workerId),
@@ -138,11 +160,11 @@ export class WebhookService {
   }
 
   /**
-   * The account's signing secret in clear, for other requests signed like webhooks (a call's instructions fetch);
-   * undefined when the account is gone or its secret cannot be opened.
+   * The account's signing secrets in clear (the current one, and a rotated one still valid), for other requests
+   * signed like webhooks (a call's instructions fetch); undefined when the account is gone or they cannot be opened.
    */
-  async signingSecret(accountSid: string): Promise<string | undefined> {
-    return (await this.openSecrets([accountSid])).get(accountSid)?.secret;
+  async signingSecret(accountSid: string): Promise<string[] | undefined> {
+    return (await this.openSecrets([accountSid])).get(accountSid)?.secrets;
   }
 
   /**
@@ -150,32 +172,39 @@ export class WebhookService {
    * another server secret) fails only its own account's events, logged once here naming the account; the others
    * are delivered. An account that no longer exists has neither.
    */
-  private async openSecrets(
-    accounts: string[],
-  ): Promise<Map<string, { secret: string | undefined; secretError?: string }>> {
+  private async openSecrets(accounts: string[]): Promise<Map<string, Signing>> {
     const sealed = await webhookSecrets(this.store.db, accounts);
-    const result = new Map<string, { secret: string | undefined; secretError?: string }>();
+    const now = nowIso(this.store.clock);
+    const result = new Map<string, Signing>();
     for (const account of accounts) {
       const stored = sealed.get(account);
       if (stored === undefined) {
-        result.set(account, { secret: undefined });
+        result.set(account, { secrets: undefined });
         continue;
       }
+      // The previous secret signs too until it expires (a rotation's 24 hours), checked on every claim.
+      const withPrevious = (opened: { secret: string; previous: string | undefined }) =>
+        opened.previous !== undefined && stored.previousExpires !== null && stored.previousExpires > now
+          ? [opened.secret, opened.previous]
+          : [opened.secret];
+      const key = `${stored.current} ${stored.previous ?? ''}`;
       const cached = this.opened.get(account);
-      if (cached?.stored === stored) {
-        result.set(account, { secret: cached.secret });
+      if (cached?.stored === key) {
+        result.set(account, { secrets: withPrevious(cached) });
         continue;
       }
       try {
-        const secret = this.secrets.open(account, stored);
+        const secret = this.secrets.open(account, stored.current);
+        const previous = stored.previous === null ? undefined : this.secrets.open(account, stored.previous);
         if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.clear();
-        this.opened.set(account, { stored, secret });
-        result.set(account, { secret });
+        const opened = { stored: key, secret, previous };
+        this.opened.set(account, opened);
+        result.set(account, { secrets: withPrevious(opened) });
       } catch (err) {
         this.opened.delete(account);
         const reason = `the webhook secret of account ${account} cannot be opened with this server secret`;
         this.logger.error({ err, accountSid: account }, 'webhook secret cannot be opened; its events fail');
-        result.set(account, { secret: undefined, secretError: reason });
+        result.set(account, { secrets: undefined, secretError: reason });
       }
     }
     return result;
@@ -194,11 +223,11 @@ export class WebhookService {
     const attempt = event.attempts + 1;
     const result: AttemptResult = event.secretError
       ? failedAttempt(event.secretError, true)
-      : event.secret
+      : event.secrets
         ? await this.sender.send({
             url: event.url,
             body: event.payload,
-            secret: event.secret,
+            secrets: event.secrets,
             webhookId: event.id,
             timestamp: this.store.clock.now(),
             options: { timeoutMs: this.config.webhookTimeoutMs, privateAddresses: this.config.webhookAllowPrivate },
@@ -218,6 +247,7 @@ export class WebhookService {
         duration_ms: result.durationMs,
         response_status: result.status,
         error: result.error,
+        response_excerpt: result.status === null ? null : excerpt(result.body),
       });
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;

@@ -17,12 +17,21 @@ function signatureFor(secret: string, id: string, timestampSeconds: number, body
   return `v1,${mac}`;
 }
 
-/** The three headers of a signed delivery; the timestamp is the attempt's (ms, by the clock), the id the event's. */
-export function signedHeaders(secret: string, id: string, body: string, now: number): Record<string, string> {
+/**
+ * The three headers of a signed delivery; the timestamp is the attempt's (ms, by the clock), the id the event's. With
+ * several secrets (a rotated one still valid), one signature per secret, space-separated, as Standard Webhooks allows.
+ */
+export function signedHeaders(
+  secrets: string | readonly string[],
+  id: string,
+  body: string,
+  now: number,
+): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
+  const all = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureFor(secret, id, timestamp, body),
+    'webhook-signature': all.map((secret) => signatureFor(secret, id, timestamp, body)).join(' '),
   };
 }

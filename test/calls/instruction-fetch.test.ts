@@ -26,7 +26,7 @@ describe('fetching instructions', () => {
       url: `${receiver.url}${path}`,
       method: 'POST',
       params: PARAMS,
-      secret: SECRET,
+      secret: [SECRET],
       webhookId: `msg_${randomBytes(8).toString('hex')}`,
       timestamp: Date.now(),
       timeoutMs: 2000,

@@ -7,8 +7,8 @@ import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver
 
 const SECRET = `whsec_${Buffer.from('a test secret of enough length!!').toString('base64')}`;
 const options = { timeoutMs: 5000, privateAddresses: 'all' as const };
-/** The account's secret, and the attempt's time (the app's clock's in the server) for its webhook-timestamp. */
-const signing = () => ({ secret: SECRET, timestamp: Date.now() });
+/** The account's secrets, and the attempt's time (the app's clock's in the server) for its webhook-timestamp. */
+const signing = () => ({ secrets: [SECRET], timestamp: Date.now() });
 
 describe('webhook sender thread', () => {
   let receiver: WebhookReceiver;

@@ -39,6 +39,11 @@ export function findCall(db: Conn, accountSid: string, sid: string): Promise<Cal
 }
 
 export function listCalls(db: Db, accountSid: string, filters: CallFilters, page: PageRequest): Promise<Page<CallRow>> {
+  return paginate(callsWhere(db, accountSid, filters), page);
+}
+
+/** The account's calls (of the API, not Verify's) that pass `filters`, unordered. */
+export function callsWhere(db: Db, accountSid: string, filters: CallFilters) {
   let query = db.selectFrom('calls').selectAll().where('account_sid', '=', accountSid).where('purpose', '=', 'api');
   if (filters.to) query = query.where('to_number', '=', filters.to);
   if (filters.from) query = query.where('from_number', '=', filters.from);
@@ -46,5 +51,5 @@ export function listCalls(db: Db, accountSid: string, filters: CallFilters, page
   if (filters.direction) query = query.where('direction', '=', filters.direction);
   if (filters.createdAfter) query = query.where('date_created', '>=', filters.createdAfter);
   if (filters.createdBefore) query = query.where('date_created', '<', filters.createdBefore);
-  return paginate(query, page);
+  return query;
 }

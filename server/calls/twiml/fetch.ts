@@ -14,8 +14,8 @@ export interface InstructionRequest {
   method: HttpMethod;
   /** Twilio's parameters (CallSid, From, To, CallStatus, Digits ...), as they are sent. */
   params: Record<string, string>;
-  /** The account's webhook signing secret (whsec_...). */
-  secret: string;
+  /** The account's webhook signing secrets (whsec_...; a rotated one still valid too). */
+  secret: readonly string[];
   /** The `webhook-id` header: one per fetch (newWebhookId), so a receiver can tell fetches apart. */
   webhookId: string;
   /** Now, in ms by the clock: the `webhook-timestamp` header. */

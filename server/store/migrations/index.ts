@@ -16,6 +16,7 @@ import * as calls from './012_calls.js';
 import * as proxy from './013_proxy.js';
 import * as proxyOpenCounts from './014_proxy_open_counts.js';
 import * as dashboardSessions from './015_dashboard_sessions.js';
+import * as webhookDashboard from './016_webhook_dashboard.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -41,6 +42,7 @@ const MIGRATIONS: [string, Up][] = [
   ['013_proxy', proxy.up],
   ['014_proxy_open_counts', proxyOpenCounts.up],
   ['015_dashboard_sessions', dashboardSessions.up],
+  ['016_webhook_dashboard', webhookDashboard.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
