@@ -62,7 +62,16 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect(JSON.parse(shown.stdout)).toEqual({
       account_sid: created.account_sid,
       webhook_secret: created.webhook_secret,
+      previous_secret_expires_at: null,
     });
+    const rotated = JSON.parse((await cli('accounts', 'secret', '--account', created.account_sid, '--rotate')).stdout);
+    expect(rotated).toEqual({
+      account_sid: created.account_sid,
+      webhook_secret: expect.stringMatching(/^whsec_/),
+      previous_secret_expires_at: expect.any(String),
+    });
+    expect(rotated.webhook_secret).not.toBe(created.webhook_secret);
+    expect(JSON.parse((await cli('accounts', 'secret', '--account', created.account_sid)).stdout)).toEqual(rotated);
     const byName = await cli('keys', 'create', '--account', 'Named');
     expect(byName.code, byName.stderr).toBe(0);
     expect(JSON.parse(byName.stdout)).toMatchObject({ account_sid: created.account_sid });
