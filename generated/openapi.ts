@@ -1057,8 +1057,10 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when this instance can serve traffic (its database answers), otherwise 503
-         *     with a problem of code `service_unavailable`. Public.
+         * @description Answers 200 when this instance can serve traffic (its database answers, and on the SMPP
+         *     carrier its session is bound to the SMSC), otherwise 503 with a problem of code
+         *     `service_unavailable` whose detail names what is not ready (e.g. `The SMPP session is not
+         *     bound: bind refused: ESME_RINVPASWD`). Public.
          *
          */
         get: operations["getReadiness"];
@@ -1653,6 +1655,7 @@ export interface components {
          *     - [`number_quota_exceeded`](/problems/number_quota_exceeded) (422): Number quota exceeded
          *     - [`message_queue_full`](/problems/message_queue_full) (422): Message queue full
          *     - [`proxy_session_quota_exceeded`](/problems/proxy_session_quota_exceeded) (422): Proxy session quota exceeded
+         *     - [`channel_unavailable`](/problems/channel_unavailable) (422): Channel unavailable
          *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
          *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
          *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
@@ -1664,7 +1667,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "channel_unavailable" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -1840,6 +1843,11 @@ export interface components {
             status: "ok";
             /** @enum {string} */
             database: "ok";
+            /**
+             * @description Present on a carrier with a connection to keep (SMPP), when it is up (bound).
+             * @enum {string}
+             */
+            carrier?: "ok";
         };
         /** @description A recording of (part of) a call. */
         Recording: {
@@ -2286,7 +2294,9 @@ export interface components {
          *     - `no_proxy_number_available`: no free number in your pool for a proxy session;
          *     - `number_quota_exceeded`: your account holds as many numbers as it may (provisioning);
          *     - `message_queue_full`: your account has as many messages `queued` as it may (send);
-         *     - `proxy_session_quota_exceeded`: your account has as many open proxy sessions as it may.
+         *     - `proxy_session_quota_exceeded`: your account has as many open proxy sessions as it may;
+         *     - `channel_unavailable`: the carrier this server runs on does not offer the channel (on
+         *       the SMPP carrier: MMS, RCS and media, voice and WhatsApp verifications, calls).
          *      */
         UnprocessableEntity: {
             headers: {
@@ -5075,7 +5085,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Not ready (code `service_unavailable`); the detail says which dependency failed. */
+            /** @description Not ready (code `service_unavailable`); the detail says which dependency failed: the
+             *     database, or the SMPP session (unbound, with the reason).
+             *      */
             503: {
                 headers: {
                     [name: string]: unknown;
