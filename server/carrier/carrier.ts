@@ -18,6 +18,8 @@ export interface OutboundMessage {
   mediaUrls: string[];
   channel: CarrierChannel;
   numSegments: number;
+  /** The end of its validity period (ISO 8601): a network that holds it for later gives up then. */
+  validUntil: string;
 }
 
 /** A status change the network reports for an outbound message. */

@@ -351,6 +351,29 @@ export interface ProxyInteractionRow {
   date_updated: string;
 }
 
+export interface SmppPartRow {
+  owner_sid: string;
+  part_index: number;
+  parts: number;
+  kind: 'message' | 'otp';
+  smsc_message_id: string | null;
+  attempts: number;
+  resubmitted: number;
+  state: string;
+  error_code: string | null;
+  date_updated: string;
+}
+
+export interface SmppInboundPartRow {
+  from_number: string;
+  to_number: string;
+  reference: number;
+  part_index: number;
+  parts: number;
+  body: string;
+  date_received: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -374,4 +397,6 @@ export interface Database {
   proxy_participants: ProxyParticipantRow;
   proxy_interactions: ProxyInteractionRow;
   proxy_open_counts: ProxyOpenCountRow;
+  smpp_parts: SmppPartRow;
+  smpp_inbound_parts: SmppInboundPartRow;
 }

@@ -15,6 +15,7 @@ import * as rateLimits from './011_rate_limits.js';
 import * as calls from './012_calls.js';
 import * as proxy from './013_proxy.js';
 import * as proxyOpenCounts from './014_proxy_open_counts.js';
+import * as smpp from './017_smpp.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -39,6 +40,7 @@ const MIGRATIONS: [string, Up][] = [
   ['012_calls', calls.up],
   ['013_proxy', proxy.up],
   ['014_proxy_open_counts', proxyOpenCounts.up],
+  ['017_smpp', smpp.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {

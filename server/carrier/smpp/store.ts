@@ -1,0 +1,103 @@
+// SQL of the SMPP carrier's own tables (see migration 017_smpp): the parts handed to the SMSC and the parts of long
+// inbound messages waiting for the rest.
+import type { Db, Tx } from '../../store/db.js';
+import type { SmppInboundPartRow, SmppPartRow } from '../../store/schema.js';
+import { nowIso } from '../../clock.js';
+
+/** The parts of `ownerSid`, in order; made (pending, never submitted) when it has none yet. */
+export async function partsOf(
+  tx: Tx,
+  owner: { sid: string; kind: SmppPartRow['kind']; parts: number },
+): Promise<SmppPartRow[]> {
+  const existing = await tx.db
+    .selectFrom('smpp_parts')
+    .selectAll()
+    .where('owner_sid', '=', owner.sid)
+    .orderBy('part_index')
+    .execute();
+  if (existing.length) return existing;
+  const now = nowIso(tx.clock);
+  const rows: SmppPartRow[] = Array.from({ length: owner.parts }, (_, i) => ({
+    owner_sid: owner.sid,
+    part_index: i,
+    parts: owner.parts,
+    kind: owner.kind,
+    smsc_message_id: null,
+    attempts: 0,
+    resubmitted: 0,
+    state: 'pending',
+    error_code: null,
+    date_updated: now,
+  }));
+  await tx.db.insertInto('smpp_parts').values(rows).execute();
+  return rows;
+}
+
+/** Counts a submission of the part about to go out (`resubmitted` once it is the second). */
+export async function countSubmission(tx: Tx, sid: string, index: number, attempts: number): Promise<void> {
+  await tx.db
+    .updateTable('smpp_parts')
+    .set({ attempts, resubmitted: attempts > 1 ? 1 : 0, date_updated: nowIso(tx.clock) })
+    .where('owner_sid', '=', sid)
+    .where('part_index', '=', index)
+    .execute();
+}
+
+export async function markAccepted(tx: Tx, sid: string, index: number, smscMessageId: string): Promise<void> {
+  await tx.db
+    .updateTable('smpp_parts')
+    .set({ smsc_message_id: smscMessageId, state: 'accepted', date_updated: nowIso(tx.clock) })
+    .where('owner_sid', '=', sid)
+    .where('part_index', '=', index)
+    .execute();
+}
+
+export function partBySmscId(db: Db | Tx['db'], smscMessageId: string): Promise<SmppPartRow | undefined> {
+  return db.selectFrom('smpp_parts').selectAll().where('smsc_message_id', '=', smscMessageId).executeTakeFirst();
+}
+
+/** Records what a receipt said of the part. */
+export async function markReceipt(tx: Tx, part: SmppPartRow, state: string, errorCode: string | null) {
+  await tx.db
+    .updateTable('smpp_parts')
+    .set({ state, error_code: errorCode, date_updated: nowIso(tx.clock) })
+    .where('owner_sid', '=', part.owner_sid)
+    .where('part_index', '=', part.part_index)
+    .execute();
+}
+
+/** Keeps a part of a long inbound message (a repeat of one already kept changes nothing). */
+export async function keepInboundPart(tx: Tx, row: SmppInboundPartRow): Promise<void> {
+  await tx.db
+    .insertInto('smpp_inbound_parts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['from_number', 'to_number', 'reference', 'part_index']).doNothing())
+    .execute();
+}
+
+export interface InboundKey {
+  from: string;
+  to: string;
+  reference: number;
+}
+
+/** The parts of one long inbound message kept so far, in order. */
+export function inboundParts(tx: Tx, key: InboundKey): Promise<SmppInboundPartRow[]> {
+  return tx.db
+    .selectFrom('smpp_inbound_parts')
+    .selectAll()
+    .where('from_number', '=', key.from)
+    .where('to_number', '=', key.to)
+    .where('reference', '=', key.reference)
+    .orderBy('part_index')
+    .execute();
+}
+
+export async function dropInboundParts(tx: Tx, key: InboundKey): Promise<void> {
+  await tx.db
+    .deleteFrom('smpp_inbound_parts')
+    .where('from_number', '=', key.from)
+    .where('to_number', '=', key.to)
+    .where('reference', '=', key.reference)
+    .execute();
+}
