@@ -26,9 +26,9 @@ const ESCAPE = 0x1b;
 const septetOf = new Map([...GSM7_TABLE].map((ch, i) => [ch, i]));
 const extensionOf = new Map(Object.entries(GSM7_EXTENSION).map(([ch, septet]) => [septet, ch]));
 
-export const DATA_CODING_GSM7 = 0;
-export const DATA_CODING_UCS2 = 8;
-export const ESM_CLASS_UDHI = 0x40;
+const DATA_CODING_GSM7 = 0;
+const DATA_CODING_UCS2 = 8;
+const ESM_CLASS_UDHI = 0x40;
 
 function encodeGsm7(text: string): Buffer {
   const bytes: number[] = [];
