@@ -3,6 +3,7 @@
 // callbacks never fire when the link drops, so the session numbers and tracks its own requests per connection
 // and settles each exactly once: by its response, its timeout, or the drop. Timing here is protocol timing, on
 // node timers, not the server's Clock.
+import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { PDU, Session } from 'smpp';
@@ -223,7 +224,13 @@ export class SmppSession {
 
   private connect(): void {
     const { host, port, tls } = this.target;
-    const session = smpp.connect({ ...this.options.tls, host, port, tls, servername: tls ? host : undefined });
+    const session = smpp.connect({
+      ...this.options.tls,
+      host,
+      port,
+      tls,
+      servername: tls && !isIP(host) ? host : undefined,
+    });
     const link: Link = { session, pending: new Map(), bound: false, inFlight: 0, timers: [] };
     this.link = link;
     session.socket.setNoDelay(true);
