@@ -215,8 +215,12 @@ export class SmppSession {
       }
     }
     if (this.link === link) {
-      link.session.close();
-      link.timers.push(setTimeout(() => link.session.destroy(), this.options.responseTimeoutMs));
+      if (link.bound) {
+        link.session.close();
+        link.timers.push(setTimeout(() => link.session.destroy(), this.options.responseTimeoutMs));
+      } else {
+        link.session.destroy();
+      }
       await closed;
     }
     this.reason = 'session closed';
@@ -245,6 +249,8 @@ export class SmppSession {
     session.on('error', (error: NodeJS.ErrnoException) => {
       link.failure ??= `connection failed: ${error.code ?? error.message}`;
       this.options.logger.debug({ err: error }, 'smpp connection error');
+      // A socket error closes the socket; a PDU node-smpp cannot parse leaves it open but stuck: close it too.
+      session.destroy();
     });
     session.on('close', () => this.closed(link));
     session.on(tls ? 'secureConnect' : 'connect', () => this.bind(link));
