@@ -2,6 +2,7 @@
 // reconnects, deliver_sm acknowledgement, enquire_link and unbind.
 import { describe, expect, it } from 'vitest';
 import { parseSmppUrl } from '../../server/carrier/smpp/session.js';
+import type { ReceivedSubmit } from '../support/smsc.js';
 import { waitUntil } from '../support/wait.js';
 import { part, readiness, sessionForTest, smscForTest } from './session-support.js';
 
@@ -174,7 +175,8 @@ describe('SMPP session: submit', () => {
 
   it('frees the window slot of a submit that timed out', async () => {
     const smsc = await smscForTest();
-    smsc.respondWith((s) => (s.text === 'lost' ? 'never' : { status: 0 }));
+    const loseOne = (s: ReceivedSubmit) => (s.text === 'lost' ? 'never' : { status: 0 });
+    smsc.respondWith(loseOne);
     const { session } = sessionForTest(smsc.url(), { window: 1, responseTimeoutMs: 100 });
     await readiness(session);
     const [lost, next] = await Promise.all([session.submit(part('lost')), session.submit(part('next'))]);
