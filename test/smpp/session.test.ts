@@ -71,6 +71,11 @@ describe('SMPP session: bind', () => {
     expect(() => parseSmppUrl('smpp://id:123456789@host')).toThrow('password longer than 8');
     expect(() => parseSmppUrl('nonsense')).toThrow('is not a URL');
   });
+
+  it('refuses a window below one and a TPS of zero', () => {
+    expect(() => sessionForTest('smpp://id:pw@127.0.0.1:1', { window: 0 })).toThrow('must be positive');
+    expect(() => sessionForTest('smpp://id:pw@127.0.0.1:1', { tps: 0 })).toThrow('must be positive');
+  });
 });
 
 describe('SMPP session: submit', () => {
@@ -281,6 +286,8 @@ describe('SMPP session: keep-alive, deliver_sm and unbind', () => {
     await session.close();
     expect(await first).toMatchObject({ kind: 'accepted' });
     expect(await waiting).toEqual({ kind: 'retry', commandStatus: null, reason: 'session closed' });
+    expect(smsc.unbinds).toBe(1);
+    await session.close();
     expect(smsc.unbinds).toBe(1);
     expect(session.readiness()).toEqual({ ready: false, reason: 'session closed' });
     expect(await session.submit(part())).toMatchObject({ kind: 'retry', reason: 'session closed' });

@@ -153,6 +153,7 @@ export class SmppSession {
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
   private readonly queue: Waiting[] = [];
   /** Token bucket for the TPS limit: a burst of a fiftieth of a second's worth absorbs timer lateness. */
   private readonly burst: number;
@@ -164,6 +165,7 @@ export class SmppSession {
     private readonly onDeliver: (pdu: DeliverSm) => Promise<void>,
   ) {
     this.target = parseSmppUrl(options.url);
+    if (!(options.window >= 1) || !(options.tps > 0)) throw new Error('an SMPP window and TPS must be positive');
     this.burst = Math.max(1, Math.floor(options.tps / 50));
     this.tokens = this.burst;
   }
@@ -191,8 +193,12 @@ export class SmppSession {
   }
 
   /** Unbinds politely when bound, stops reconnecting, settles waiting submits as `retry`. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.state = 'closed';
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.pumpTimer);
