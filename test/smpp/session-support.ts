@@ -1,4 +1,4 @@
-// Sessions to the loopback SMSC with short protocol timers, closed after each test.
+// Sessions to the loopback SMSC with short protocol timers; sessions and SMSCs are closed after each test.
 import pino from 'pino';
 import { afterEach } from 'vitest';
 import {
@@ -8,6 +8,7 @@ import {
   type SubmitPart,
 } from '../../server/carrier/smpp/session.js';
 import { type TestSmsc, startTestSmsc } from '../support/smsc.js';
+import { waitUntil } from '../support/wait.js';
 
 const open: { close(): Promise<void> }[] = [];
 
@@ -24,7 +25,9 @@ export async function smscForTest(options?: Parameters<typeof startTestSmsc>[0])
 /** A started session; `delivered` collects what onDeliver saw, `onDeliver` can be replaced. */
 export function sessionForTest(url: string, overrides: Partial<SmppSessionOptions> = {}) {
   const delivered: DeliverSm[] = [];
-  const handlers = { onDeliver: async (pdu: DeliverSm) => void delivered.push(pdu) };
+  const handlers: { onDeliver: (pdu: DeliverSm) => Promise<void> } = {
+    onDeliver: async (pdu) => void delivered.push(pdu),
+  };
   const session = new SmppSession(
     {
       url,
@@ -59,10 +62,7 @@ export function part(text = 'hello', to = '15550001111'): SubmitPart {
   };
 }
 
-export async function until(pred: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Waits until the session is bound (or is not, with `ready` false). */
+export function readiness(session: SmppSession, ready = true, timeoutMs = 5000): Promise<unknown> {
+  return waitUntil(async () => session.readiness().ready === ready, timeoutMs, ready ? 'the bind' : 'the drop');
 }

@@ -40,6 +40,8 @@ export interface TestSmsc {
   maxOutstanding: number;
   /** Successful binds so far. */
   binds: number;
+  /** Refused binds so far. */
+  refusedBinds: number;
   /** enquire_link requests received so far. */
   enquireLinks: number;
   /** unbind requests received so far. */
@@ -59,6 +61,8 @@ export interface TestSmsc {
   stop(): Promise<void>;
   /** Listens again on the same port. */
   restart(): Promise<void>;
+  /** Stops (true) or resumes (false) answering enquire_link, as a dead link would. */
+  muteEnquireLinks(mute: boolean): void;
 }
 
 type Responder = (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never';
@@ -113,12 +117,13 @@ function smscTime(date: Date): string {
 }
 
 export async function startTestSmsc(
-  options: { port?: number; systemId?: string; password?: string } = {},
+  options: { port?: number; systemId?: string; password?: string; tls?: { key: string; cert: string } } = {},
 ): Promise<TestSmsc> {
   const systemId = options.systemId ?? 'test';
   const password = options.password ?? 'secret';
   let responder: Responder = () => ({ status: 0 });
   let bindRefusal: number | null = null;
+  let enquireLinksMuted = false;
   let receipts: { stat: 'DELIVRD'; delayMs: number } | null = null;
   let nextId = 1;
   let reference = 0;
@@ -133,10 +138,11 @@ export async function startTestSmsc(
   const smsc: TestSmsc = {
     port: 0,
     url: (id = systemId, pw = password) =>
-      `smpp://${encodeURIComponent(id)}:${encodeURIComponent(pw)}@127.0.0.1:${smsc.port}`,
+      `${options.tls ? 'smpps' : 'smpp'}://${encodeURIComponent(id)}:${encodeURIComponent(pw)}@127.0.0.1:${smsc.port}`,
     submits: [],
     maxOutstanding: 0,
     binds: 0,
+    refusedBinds: 0,
     enquireLinks: 0,
     unbinds: 0,
     deliverStatuses: [],
@@ -208,6 +214,9 @@ export async function startTestSmsc(
     },
     async restart() {
       await listen(smsc.port);
+    },
+    muteEnquireLinks(mute) {
+      enquireLinksMuted = mute;
     },
   };
 
@@ -284,6 +293,7 @@ export async function startTestSmsc(
                 ? smpp.errors.ESME_RINVPASWD
                 : null);
           if (refusal !== null) {
+            smsc.refusedBinds += 1;
             session.send(pdu.response({ command_status: refusal }));
             return;
           }
@@ -330,7 +340,7 @@ export async function startTestSmsc(
         }
         case 'enquire_link':
           smsc.enquireLinks += 1;
-          session.send(pdu.response());
+          if (!enquireLinksMuted) session.send(pdu.response());
           return;
         case 'unbind':
           smsc.unbinds += 1;
@@ -348,7 +358,7 @@ export async function startTestSmsc(
   }
 
   async function listen(port: number): Promise<void> {
-    server = smpp.createServer(accept);
+    server = options.tls ? smpp.createServer(options.tls, accept) : smpp.createServer(accept);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());

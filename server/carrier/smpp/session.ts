@@ -3,6 +3,7 @@
 // callbacks never fire when the link drops, so the session numbers and tracks its own requests per connection
 // and settles each exactly once: by its response, its timeout, or the drop. Timing here is protocol timing, on
 // node timers, not the server's Clock.
+import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { PDU, Session } from 'smpp';
@@ -104,11 +105,16 @@ export function parseSmppUrl(url: string): Target {
   const tls = parsed.protocol === 'smpps:';
   if (!parsed.hostname) throw new Error('names no host');
   if (!parsed.username) throw new Error('names no system_id (smpp://SYSTEM_ID:PASSWORD@HOST:PORT)');
-  const systemId = decodeURIComponent(parsed.username);
-  const password = decodeURIComponent(parsed.password);
-  // SMPP 3.4 limits: system_id 16 octets, password 9, both with their terminating NUL.
-  if (systemId.length > 15) throw new Error('has a system_id longer than 15 characters');
-  if (password.length > 8) throw new Error('has a password longer than 8 characters');
+  let systemId: string;
+  let password: string;
+  try {
+    systemId = decodeURIComponent(parsed.username);
+    password = decodeURIComponent(parsed.password);
+  } catch {
+    throw new Error('has a badly percent-encoded system_id or password');
+  }
+  // SMPP 3.4 allows 15 and 8 characters, but SMSCs that take longer ones exist: the SMSC is the judge (a refusal
+  // shows in readiness as `bind refused: ESME_RINVPASWD`).
   return {
     host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: parsed.port ? Number(parsed.port) : tls ? 3550 : 2775,
@@ -152,6 +158,7 @@ export class SmppSession {
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pumpTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
   private readonly queue: Waiting[] = [];
   /** Token bucket for the TPS limit: a burst of a fiftieth of a second's worth absorbs timer lateness. */
   private readonly burst: number;
@@ -163,6 +170,7 @@ export class SmppSession {
     private readonly onDeliver: (pdu: DeliverSm) => Promise<void>,
   ) {
     this.target = parseSmppUrl(options.url);
+    if (!(options.window >= 1) || !(options.tps > 0)) throw new Error('an SMPP window and TPS must be positive');
     this.burst = Math.max(1, Math.floor(options.tps / 50));
     this.tokens = this.burst;
   }
@@ -190,8 +198,12 @@ export class SmppSession {
   }
 
   /** Unbinds politely when bound, stops reconnecting, settles waiting submits as `retry`. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.state = 'closed';
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.pumpTimer);
@@ -214,8 +226,12 @@ export class SmppSession {
       }
     }
     if (this.link === link) {
-      link.session.close();
-      link.timers.push(setTimeout(() => link.session.destroy(), this.options.responseTimeoutMs));
+      if (link.bound) {
+        link.session.close();
+        link.timers.push(setTimeout(() => link.session.destroy(), this.options.responseTimeoutMs));
+      } else {
+        link.session.destroy();
+      }
       await closed;
     }
     this.reason = 'session closed';
@@ -223,7 +239,13 @@ export class SmppSession {
 
   private connect(): void {
     const { host, port, tls } = this.target;
-    const session = smpp.connect({ ...this.options.tls, host, port, tls, servername: tls ? host : undefined });
+    const session = smpp.connect({
+      ...this.options.tls,
+      host,
+      port,
+      tls,
+      servername: tls && !isIP(host) ? host : undefined,
+    });
     const link: Link = { session, pending: new Map(), bound: false, inFlight: 0, timers: [] };
     this.link = link;
     session.socket.setNoDelay(true);
@@ -238,6 +260,8 @@ export class SmppSession {
     session.on('error', (error: NodeJS.ErrnoException) => {
       link.failure ??= `connection failed: ${error.code ?? error.message}`;
       this.options.logger.debug({ err: error }, 'smpp connection error');
+      // A socket error closes the socket; a PDU node-smpp cannot parse leaves it open but stuck: close it too.
+      session.destroy();
     });
     session.on('close', () => this.closed(link));
     session.on(tls ? 'secureConnect' : 'connect', () => this.bind(link));
