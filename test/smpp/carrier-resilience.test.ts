@@ -1,6 +1,6 @@
 // The SMPP carrier when the SMSC misbehaves: a refused bind (not ready, with the reason, until it binds), the SMSC
-// killed and restarted mid-run (every accepted message submitted, none lost), a slow SMSC (an unanswered part
-// submitted once more at most, and marked so), and the window never exceeded.
+// killed and restarted mid-run (every accepted message submitted, none lost), a slow SMSC or a restart while a part
+// waits for its answer (submitted once more at most, and marked so), and the window never exceeded.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';
@@ -114,6 +114,29 @@ describe.each(ENGINES)('SMPP carrier: resilience (%s)', (engine) => {
     const failed = await waitForStatus(account.client, data!.sid, 'failed');
     expect(failed.error_code).toBe('SMPP_TIMEOUT');
     expect(submitsTo(smsc, to)).toHaveLength(2);
+  });
+
+  it('after a restart between submit_sm and its answer, submits the part once more, marked', async () => {
+    // Shutting down waits for the answer that long, with no new submit (the carrier's link is gone by then): only
+    // the restarted server submits the part again.
+    const { smsc, t } = await start({ SMPP_RESPONSE_TIMEOUT_MS: '2000' });
+    await waitReady(t);
+    const { account, from } = await accountWithNumber(t);
+    const to = freshDestination();
+    smsc.respondWith(() => 'never');
+    const { data } = await account.client.POST('/v1/messages', { body: { from, to, body: 'Across a restart' } });
+    await smsc.waitFor(() => submitsTo(smsc, to).length === 1, 10_000);
+    smsc.respondWith(() => ({ status: 0 }));
+    await t.restart();
+    expect(submitsTo(smsc, to)).toHaveLength(1);
+    await waitForStatus(account.client, data!.sid, 'sent');
+    expect(submitsTo(smsc, to)).toHaveLength(2);
+    const part = await t.server.services.store.db
+      .selectFrom('smpp_parts')
+      .selectAll()
+      .where('owner_sid', '=', data!.sid)
+      .executeTakeFirstOrThrow();
+    expect(part).toMatchObject({ attempts: 2, resubmitted: 1 });
   });
 
   it('never has more submits outstanding than SMPP_WINDOW', async () => {
