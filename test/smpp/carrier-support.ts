@@ -7,7 +7,7 @@ import { FAST_PIPELINE } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 
 /** The numbers the platform holds on the test SMSC (valid New York numbers, offered by the number search). */
-export const SMPP_NUMBERS = '+12125550100-+12125550199';
+const SMPP_NUMBERS = '+12125550100-+12125550199';
 
 export interface SmppFixture {
   readonly smsc: TestSmsc;

@@ -48,12 +48,12 @@ export interface SubmitSettings {
 const MAX_WAIT_MS = 5000;
 
 /** SMPP addresses of international numbers go without the '+'. */
-export function smppAddress(e164: string): string {
+function smppAddress(e164: string): string {
   return e164.startsWith('+') ? e164.slice(1) : e164;
 }
 
 /** A relative SMPP time (`YYMMDDhhmmss000R`) for the seconds left. */
-export function relativeValidity(seconds: number): string {
+function relativeValidity(seconds: number): string {
   const s = Math.max(1, Math.floor(seconds));
   const two = (n: number) => String(n).padStart(2, '0');
   const days = Math.floor(s / 86_400);
