@@ -37,6 +37,8 @@ export interface paths {
          *       there is media and SMS when not; `rcs` asks for RCS and falls back to SMS/MMS; `sms`
          *       refuses `media_url` (`400 invalid_request`); `mms` sends MMS even without media.
          *     - `422 from_number_not_owned` when `from` is not a number of your account.
+         *     - On the SMPP carrier (a real SMSC) only SMS is offered: `media_url`, `channel` `mms` or
+         *       `rcs` answer `422 channel_unavailable`.
          *
          *     Supports `Idempotency-Key`. See the Messages tag for the sandbox magic destination
          *     numbers.
@@ -108,7 +110,8 @@ export interface paths {
          *     neither or both answers `400 invalid_request`. The call is created `queued`; it rings for
          *     at most `timeout` seconds (default 60) before ending `no-answer`. `record: true` records
          *     the whole call (see List call recordings). `422 from_number_not_owned` when `from` is not a
-         *     number of your account.
+         *     number of your account. On the SMPP carrier (SMS only) every call answers
+         *     `422 channel_unavailable`.
          *
          *     Supports `Idempotency-Key`. See the Calls tag for the sandbox magic destination numbers.
          *
@@ -452,6 +455,8 @@ export interface paths {
          *       as GET /v1/lookups/phone-numbers/{number} computes it).
          *     - If the code cannot be delivered (in the sandbox: the failing magic numbers of the
          *       Messages and Calls tags), the verification ends `failed`.
+         *     - On the SMPP carrier (a real SMSC) only `sms` is offered: `voice` and `whatsapp` answer
+         *       `422 channel_unavailable`.
          *
          *     **How the code is kept.** The code is random (a CSPRNG), stored only as an HMAC-SHA256
          *     keyed with the server secret (`SECRET_KEY`), and compared in constant time. So that a
@@ -1481,7 +1486,9 @@ export interface components {
             /** @description ISO 4217 currency code of `price`. */
             price_unit: string;
             /** @description Why the message is `failed` or `undelivered`, e.g. `invalid_destination`,
-             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`; null otherwise.
+             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`; on the SMPP
+             *     carrier also the SMSC's status name (`ESME_RINVDSTADR` ...), `SMPP_UNDELIV`,
+             *     `SMPP_EXPIRED`, `SMPP_REJECTD` (from receipts) or `SMPP_TIMEOUT`; null otherwise.
              *      */
             error_code: string | null;
             /** @description A human-readable explanation of `error_code`; null when there is none. */
