@@ -3,6 +3,7 @@ import type autocannon from 'autocannon';
 import { messageScenarios } from './messages.js';
 import { callScenarios } from './calls.js';
 import { proxyScenarios } from './proxy.js';
+import { smppScenarios } from './smpp.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -209,6 +210,7 @@ export const scenarios: Scenario[] = [
   ...messageScenarios,
   ...callScenarios,
   ...proxyScenarios,
+  ...smppScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

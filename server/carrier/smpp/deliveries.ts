@@ -74,8 +74,13 @@ export class SmppDeliveries {
     }
     const found = part;
     await this.store.transaction(async (tx) => {
-      await markReceipt(tx, found, receipt.state, receipt.errorCode ?? null);
-      const parts = await partsOf(tx, { sid: found.owner_sid, kind: found.kind, parts: found.parts });
+      const errorCode = receipt.errorCode ?? null;
+      await markReceipt(tx, found, receipt.state, errorCode);
+      // A text of one part is that part: no need to read it again.
+      const parts =
+        found.parts === 1
+          ? [{ ...found, state: receipt.state, error_code: errorCode }]
+          : await partsOf(tx, { sid: found.owner_sid, kind: found.kind, parts: found.parts });
       await this.settle(found.kind)(tx, parts);
     });
   }

@@ -4,18 +4,20 @@ import type { Db, Tx } from '../../store/db.js';
 import type { SmppInboundPartRow, SmppPartRow } from '../../store/schema.js';
 import { nowIso } from '../../clock.js';
 
-/** The parts of `ownerSid`, in order; made (pending, never submitted) when it has none yet. */
-export async function partsOf(
-  tx: Tx,
-  owner: { sid: string; kind: SmppPartRow['kind']; parts: number },
-): Promise<SmppPartRow[]> {
-  const existing = await tx.db
-    .selectFrom('smpp_parts')
-    .selectAll()
-    .where('owner_sid', '=', owner.sid)
-    .orderBy('part_index')
-    .execute();
-  if (existing.length) return existing;
+type Owner = { sid: string; kind: SmppPartRow['kind']; parts: number };
+
+/** The parts of `ownerSid`, in order. */
+export function partsOf(tx: Tx, owner: Owner): Promise<SmppPartRow[]> {
+  return tx.db.selectFrom('smpp_parts').selectAll().where('owner_sid', '=', owner.sid).orderBy('part_index').execute();
+}
+
+/**
+ * The parts of `ownerSid`, made when it has none yet (`created`): pending, the first counted as submitted once, as
+ * the caller submits it next (one write fewer per message).
+ */
+export async function openParts(tx: Tx, owner: Owner): Promise<{ rows: SmppPartRow[]; created: boolean }> {
+  const existing = await partsOf(tx, owner);
+  if (existing.length) return { rows: existing, created: false };
   const now = nowIso(tx.clock);
   const rows: SmppPartRow[] = Array.from({ length: owner.parts }, (_, i) => ({
     owner_sid: owner.sid,
@@ -23,14 +25,14 @@ export async function partsOf(
     parts: owner.parts,
     kind: owner.kind,
     smsc_message_id: null,
-    attempts: 0,
+    attempts: i === 0 ? 1 : 0,
     resubmitted: 0,
     state: 'pending',
     error_code: null,
     date_updated: now,
   }));
   await tx.db.insertInto('smpp_parts').values(rows).execute();
-  return rows;
+  return { rows, created: true };
 }
 
 /** Counts a submission of the part about to go out (`resubmitted` once it is the second). */

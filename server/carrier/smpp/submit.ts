@@ -10,7 +10,7 @@ import type { JobType } from '../../jobs/job.js';
 import { dateIn } from '../../clock.js';
 import { encodeMessage } from './encoding.js';
 import type { SmppSession, SubmitPart } from './session.js';
-import { countSubmission, markAccepted, partsOf } from './store.js';
+import { countSubmission, markAccepted, openParts, partsOf } from './store.js';
 
 export interface SubmitJob {
   sid: string;
@@ -80,24 +80,31 @@ export class Submitter {
     const validUntil = Date.parse(job.validUntil);
     const encoded = encodeMessage(outcomes.text(job), job.reference);
     const total = encoded.parts.length;
-    const parts = await store.transaction((tx) => partsOf(tx, { sid: job.sid, kind: outcomes.kind, parts: total }));
+    const owner = { sid: job.sid, kind: outcomes.kind, parts: total };
+    const { rows: parts, created } = await store.transaction((tx) => openParts(tx, owner));
     const session = this.session();
     for (let i = 0; i < total; i++) {
       if (parts[i].smsc_message_id) continue;
       let attempts = parts[i].attempts;
+      // The first part of parts just made is counted as submitted once already (see openParts).
+      let countedAlready = created && i === 0;
       for (;;) {
         const now = store.clock.now();
         if (now > validUntil) {
           const message = 'The SMSC did not take the message within its validity period.';
           return end((tx) => outcomes.failed(tx, job.sid, 'validity_period_expired', message));
         }
-        if (attempts >= 2) {
-          const message = `The SMSC answered neither submission of part ${i + 1} of ${total}.`;
-          return end((tx) => outcomes.failed(tx, job.sid, 'SMPP_TIMEOUT', message));
+        if (!countedAlready) {
+          if (attempts >= 2) {
+            const message = `The SMSC answered neither submission of part ${i + 1} of ${total}.`;
+            return end((tx) => outcomes.failed(tx, job.sid, 'SMPP_TIMEOUT', message));
+          }
+          attempts += 1;
+          const next = attempts;
+          await store.transaction((tx) => countSubmission(tx, job.sid, i, next));
         }
-        attempts += 1;
+        countedAlready = false;
         const counted = attempts;
-        await store.transaction((tx) => countSubmission(tx, job.sid, i, counted));
         if (attempts > 1) this.logger.warn({ sid: job.sid, part: i + 1 }, 'SMPP: submitting an unanswered part again');
         const part: SubmitPart = {
           sourceAddr: smppAddress(job.from),
@@ -139,7 +146,7 @@ export class Submitter {
           ? end(async (tx) => {
               await markAccepted(tx, job.sid, i, accepted);
               await outcomes.sent(tx, job.sid);
-              await outcomes.settle(tx, await partsOf(tx, { sid: job.sid, kind: outcomes.kind, parts: total }));
+              await outcomes.settle(tx, await partsOf(tx, owner));
             })
           : store.transaction((tx) => markAccepted(tx, job.sid, i, accepted));
         this.recording.set(accepted, record);
@@ -155,7 +162,7 @@ export class Submitter {
     // Every part was accepted by an earlier run.
     return end(async (tx) => {
       await outcomes.sent(tx, job.sid);
-      await outcomes.settle(tx, await partsOf(tx, { sid: job.sid, kind: outcomes.kind, parts: total }));
+      await outcomes.settle(tx, await partsOf(tx, owner));
     });
   }
 }
