@@ -104,7 +104,8 @@ export class SmppCarrier implements Carrier {
       reference: randomInt(256),
       waits: 0,
     };
-    await schedule(tx, SMPP_SUBMIT_JOB, job, new Date(tx.clock.now()));
+    const prepared = await this.submitter.prepare(tx, job, 'message', message.numSegments);
+    await schedule(tx, SMPP_SUBMIT_JOB, prepared, new Date(tx.clock.now()));
   }
 
   jobHandlers(reports: CarrierReports): JobHandling[] {
@@ -118,7 +119,9 @@ export class SmppCarrier implements Carrier {
       settle: (tx, parts) => this.settleMessage(tx, parts),
     };
     return [
-      SMPP_SUBMIT_JOB.handle((job, ctx) => this.submitter.run(SMPP_SUBMIT_JOB, job.payload, ctx, outcomes)),
+      SMPP_SUBMIT_JOB.handle((job, ctx) =>
+        this.submitter.run(SMPP_SUBMIT_JOB, job.payload, job.attempts, ctx, outcomes),
+      ),
       SmppDeliveries.timeoutHandler(reports),
     ];
   }

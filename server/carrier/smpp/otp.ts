@@ -11,6 +11,7 @@ import { seal, sealKey, unseal } from '../../accounts/seal.js';
 import type { OtpCarrier, OtpDelivery, OtpReports } from '../otp.js';
 import type { SmppPartRow } from '../../store/schema.js';
 import { verdictOf } from './outcomes.js';
+import { countSegments } from '../../messages/segments.js';
 import type { SubmitJob, SubmitOutcomes, Submitter } from './submit.js';
 
 const SMPP_OTP_JOB = defineJob<SubmitJob>('smpp.otp');
@@ -40,7 +41,7 @@ export class SmppOtp implements OtpCarrier {
       reference: randomInt(256),
       waits: 0,
     };
-    await enqueueJob(tx, SMPP_OTP_JOB, job);
+    await enqueueJob(tx, SMPP_OTP_JOB, await this.submitter.prepare(tx, job, 'otp', countSegments(delivery.text)));
   }
 
   otpJobHandlers(reports: OtpReports): JobHandling[] {
@@ -53,7 +54,9 @@ export class SmppOtp implements OtpCarrier {
         reports.otpStatus(tx, { verificationSid: sid, channel: 'sms', status: 'failed', errorCode, errorMessage }),
       settle: (tx, parts) => this.settle(tx, parts),
     };
-    return [SMPP_OTP_JOB.handle((job, ctx) => this.submitter.run(SMPP_OTP_JOB, job.payload, ctx, outcomes))];
+    return [
+      SMPP_OTP_JOB.handle((job, ctx) => this.submitter.run(SMPP_OTP_JOB, job.payload, job.attempts, ctx, outcomes)),
+    ];
   }
 
   /** Only failures change a verification. */

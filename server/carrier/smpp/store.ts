@@ -18,6 +18,11 @@ export function partsOf(tx: Tx, owner: Owner): Promise<SmppPartRow[]> {
 export async function openParts(tx: Tx, owner: Owner): Promise<{ rows: SmppPartRow[]; created: boolean }> {
   const existing = await partsOf(tx, owner);
   if (existing.length) return { rows: existing, created: false };
+  return { rows: await makeParts(tx, owner), created: true };
+}
+
+/** Makes the parts of a text about to be submitted, the first counted as submitted once (see openParts). */
+export async function makeParts(tx: Tx, owner: Owner): Promise<SmppPartRow[]> {
   const now = nowIso(tx.clock);
   const rows: SmppPartRow[] = Array.from({ length: owner.parts }, (_, i) => ({
     owner_sid: owner.sid,
@@ -32,7 +37,7 @@ export async function openParts(tx: Tx, owner: Owner): Promise<{ rows: SmppPartR
     date_updated: now,
   }));
   await tx.db.insertInto('smpp_parts').values(rows).execute();
-  return { rows, created: true };
+  return rows;
 }
 
 /** Counts a submission of the part about to go out (`resubmitted` once it is the second). */

@@ -10,7 +10,7 @@ import type { JobType } from '../../jobs/job.js';
 import { dateIn } from '../../clock.js';
 import { encodeMessage } from './encoding.js';
 import type { SmppSession, SubmitPart } from './session.js';
-import { countSubmission, markAccepted, openParts, partsOf } from './store.js';
+import { countSubmission, makeParts, markAccepted, openParts, partsOf } from './store.js';
 
 export interface SubmitJob {
   sid: string;
@@ -24,6 +24,8 @@ export interface SubmitJob {
   reference: number;
   /** Runs that found the link busy or down so far (the backoff). */
   waits: number;
+  /** Its parts were made in the hand-over's transaction (see makeParts), for its first run to submit. */
+  prepared?: boolean;
 }
 
 /** What becomes of a text, told to its owner (the message pipeline, or verification). */
@@ -70,7 +72,20 @@ export class Submitter {
     private readonly logger: Logger,
   ) {}
 
-  async run(type: JobType<SubmitJob>, job: SubmitJob, ctx: JobContext, outcomes: SubmitOutcomes): Promise<void> {
+  /** Makes the parts of a text handed over in `tx`, so that the job's first run need not (one transaction less). */
+  async prepare(tx: Tx, job: SubmitJob, kind: SmppPartRow['kind'], parts: number): Promise<SubmitJob> {
+    await makeParts(tx, { sid: job.sid, kind, parts });
+    return { ...job, prepared: true };
+  }
+
+  /** `attempt`: the job's claims since it was handed over (1 on its first run; more after a crash or an error). */
+  async run(
+    type: JobType<SubmitJob>,
+    job: SubmitJob,
+    attempt: number,
+    ctx: JobContext,
+    outcomes: SubmitOutcomes,
+  ): Promise<void> {
     const { store } = ctx;
     const end = (work: (tx: Tx) => Promise<void>) =>
       store.transaction(async (tx) => {
@@ -81,7 +96,11 @@ export class Submitter {
     const encoded = encodeMessage(outcomes.text(job), job.reference);
     const total = encoded.parts.length;
     const owner = { sid: job.sid, kind: outcomes.kind, parts: total };
-    const { rows: parts, created } = await store.transaction((tx) => openParts(tx, owner));
+    // On the first run after the hand-over, its parts are as prepare made them; on any other, as stored.
+    const firstRun = job.prepared && attempt === 1;
+    const { rows: parts, created } = firstRun
+      ? { rows: unsubmitted(job.sid, outcomes.kind, total, store.clock.now()), created: true }
+      : await store.transaction((tx) => openParts(tx, owner));
     const session = this.session();
     for (let i = 0; i < total; i++) {
       if (parts[i].smsc_message_id) continue;
@@ -125,7 +144,7 @@ export class Submitter {
         if (result.kind === 'timeout') continue;
         if (result.kind === 'retry') {
           const waitMs = Math.min(MAX_WAIT_MS, 100 * 2 ** job.waits);
-          const next = { ...job, waits: job.waits + 1 };
+          const next = { ...job, waits: job.waits + 1, prepared: false };
           this.logger.debug({ sid: job.sid, reason: result.reason, waitMs }, 'SMPP: submit again later');
           return store.transaction(async (tx) => {
             // Nothing went out: this submission does not count.
@@ -165,4 +184,21 @@ export class Submitter {
       await outcomes.settle(tx, await partsOf(tx, owner));
     });
   }
+}
+
+/** The parts as makeParts stores them (read back without a query). */
+function unsubmitted(sid: string, kind: SmppPartRow['kind'], total: number, at: number): SmppPartRow[] {
+  const now = new Date(at).toISOString();
+  return Array.from({ length: total }, (_, i) => ({
+    owner_sid: sid,
+    part_index: i,
+    parts: total,
+    kind,
+    smsc_message_id: null,
+    attempts: i === 0 ? 1 : 0,
+    resubmitted: 0,
+    state: 'pending',
+    error_code: null,
+    date_updated: now,
+  }));
 }
