@@ -3,7 +3,7 @@
 // waits for its answer (submitted once more at most, and marked so), and the window never exceeded.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINES, startTestServer, type TestServer } from '../support/server.js';
-import { accountWithNumber } from '../support/numbers.js';
+import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 import { startTestSmsc, type TestSmsc } from '../support/smsc.js';
@@ -137,6 +137,28 @@ describe.each(ENGINES)('SMPP carrier: resilience (%s)', (engine) => {
       .where('owner_sid', '=', data!.sid)
       .executeTakeFirstOrThrow();
     expect(part).toMatchObject({ attempts: 2, resubmitted: 1 });
+  });
+
+  it('delivers the parts of a long MO received so far as one message once the wait for the rest ends', async () => {
+    const { smsc, t } = await start({ SMPP_CONCAT_TIMEOUT_MS: '1000' });
+    await waitReady(t);
+    const account = await t.newAccount();
+    const to = await giveNumber(t, account);
+    const from = freshDestination();
+    const body = Array.from({ length: 10 }, (_, i) => String(i).repeat(10)).join('');
+    const before = smsc.deliverStatuses.length;
+    // The SMSC dies after the first part of ten was acknowledged: the rest never come.
+    const sending = smsc.sendMo(from, to, body, { splitAt: 10 }).catch(() => undefined);
+    await smsc.waitFor(() => smsc.deliverStatuses.length > before, 10_000);
+    await smsc.stop();
+    await sending;
+    const [inbound] = await waitUntil(async () => {
+      const { data } = await account.client.GET('/v1/messages', { params: { query: { direction: 'inbound', from } } });
+      return data!.data.length === 1 && data!.data;
+    });
+    expect(body.startsWith(inbound.body)).toBe(true);
+    expect(inbound.body.length).toBeGreaterThanOrEqual(10);
+    expect(inbound.body.length).toBeLessThan(100);
   });
 
   it('never has more submits outstanding than SMPP_WINDOW', async () => {
