@@ -2,7 +2,6 @@
 // meaning); the `Config` type, the checks at start and docs/configuration.md (`npm run docs:config`) derive from it.
 import path from 'node:path';
 import type { PrivateAddressPolicy } from './webhooks/address-guard.js';
-import { parseNumberRanges, type NumberRange } from './carrier/smpp/offered-numbers.js';
 
 export class ConfigError extends Error {}
 
@@ -96,6 +95,30 @@ const PRIVATE_ADDRESS_POLICIES = new Map<string, PrivateAddressPolicy>([
 export type VerificationDelay = { ms: number } | { businessDays: number };
 
 const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** One run of consecutive E.164 numbers, both ends included (SMPP_NUMBERS). */
+export interface NumberRange {
+  first: string;
+  last: string;
+}
+
+/** The most numbers one range of SMPP_NUMBERS may hold (the number search walks them). */
+const MAX_RANGE = 100_000;
+
+/** The ranges of a comma list of E.164 numbers and ranges, or undefined when an entry is not one. */
+function parseNumberRanges(raw: string): NumberRange[] | undefined {
+  const e164 = /^\+[1-9]\d{6,14}$/;
+  const ranges: NumberRange[] = [];
+  for (const entry of raw.split(',').map((e) => e.trim())) {
+    if (!entry) continue;
+    const [first, last = first, ...rest] = entry.split('-');
+    if (rest.length || !e164.test(first) || !e164.test(last) || first.length !== last.length) return undefined;
+    const size = BigInt(last) - BigInt(first) + 1n;
+    if (size < 1n || size > BigInt(MAX_RANGE)) return undefined;
+    ranges.push({ first, last });
+  }
+  return ranges.length ? ranges : undefined;
+}
 
 function smppUrlOk(raw: string): boolean {
   try {
