@@ -95,6 +95,14 @@ describe.each(ENGINES)('SMPP carrier: sending (%s)', (engine) => {
     await waitForStatus(f.account.client, sid, 'delivered');
   });
 
+  it('delivers a long message when the receipts of all its parts arrive at once', async () => {
+    const { to, sid } = await send('b'.repeat(700));
+    const parts = await waitForSubmits(f.smsc, to, 5);
+    await waitForStatus(f.account.client, sid, 'sent');
+    await Promise.all(parts.map((part) => f.smsc.sendReceipt(part.messageId!, 'DELIVRD')));
+    await waitForStatus(f.account.client, sid, 'delivered');
+  });
+
   it('sends a message the SMSC throttles (ESME_RTHROTTLED) later, once it accepts', async () => {
     let throttled = 0;
     f.smsc.respondWith(() => (throttled++ < 3 ? { status: ESME_RTHROTTLED } : { status: 0 }));

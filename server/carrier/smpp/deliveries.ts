@@ -14,6 +14,7 @@ import { parseReceipt, type Receipt } from './receipts.js';
 import type { DeliverSm } from './session.js';
 import {
   dropInboundParts,
+  holdParts,
   inboundParts,
   keepInboundPart,
   markReceipt,
@@ -74,6 +75,7 @@ export class SmppDeliveries {
     }
     const found = part;
     await this.store.transaction(async (tx) => {
+      if (found.parts > 1) await holdParts(tx, this.store.dialect, found.owner_sid);
       const errorCode = receipt.errorCode ?? null;
       await markReceipt(tx, found, receipt.state, errorCode);
       // A text of one part is that part: no need to read it again.

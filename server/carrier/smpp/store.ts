@@ -1,6 +1,6 @@
 // SQL of the SMPP carrier's own tables (see migration 017_smpp): the parts handed to the SMSC and the parts of long
 // inbound messages waiting for the rest.
-import type { Db, Tx } from '../../store/db.js';
+import type { Db, Dialect, Tx } from '../../store/db.js';
 import type { SmppInboundPartRow, SmppPartRow } from '../../store/schema.js';
 import { nowIso } from '../../clock.js';
 
@@ -9,6 +9,22 @@ type Owner = { sid: string; kind: SmppPartRow['kind']; parts: number };
 /** The parts of `ownerSid`, in order. */
 export function partsOf(tx: Tx, owner: Owner): Promise<SmppPartRow[]> {
   return tx.db.selectFrom('smpp_parts').selectAll().where('owner_sid', '=', owner.sid).orderBy('part_index').execute();
+}
+
+/**
+ * Holds the parts of a text of several parts to the end of the transaction on PostgreSQL, so that the receipts of its
+ * parts (and the acceptance of its last) settle it one after another, each seeing the others' marks. SQLite has one
+ * writer at a time.
+ */
+export async function holdParts(tx: Tx, dialect: Dialect, sid: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await tx.db
+    .selectFrom('smpp_parts')
+    .select('part_index')
+    .where('owner_sid', '=', sid)
+    .orderBy('part_index')
+    .forUpdate()
+    .execute();
 }
 
 /**

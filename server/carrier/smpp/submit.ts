@@ -10,7 +10,7 @@ import type { JobType } from '../../jobs/job.js';
 import { dateIn } from '../../clock.js';
 import { encodeMessage } from './encoding.js';
 import type { SmppSession, SubmitPart } from './session.js';
-import { countSubmission, makeParts, markAccepted, openParts, partsOf } from './store.js';
+import { countSubmission, holdParts, makeParts, markAccepted, openParts, partsOf } from './store.js';
 
 export interface SubmitJob {
   sid: string;
@@ -163,6 +163,7 @@ export class Submitter {
         const last = i === total - 1;
         const record = last
           ? end(async (tx) => {
+              if (total > 1) await holdParts(tx, store.dialect, job.sid);
               await markAccepted(tx, job.sid, i, accepted);
               await outcomes.sent(tx, job.sid);
               await outcomes.settle(tx, await partsOf(tx, owner));
