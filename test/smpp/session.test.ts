@@ -235,6 +235,21 @@ describe('SMPP session: keep-alive, deliver_sm and unbind', () => {
     expect(smsc.binds).toBe(1);
   });
 
+  it("answers the SMSC's enquire_link", async () => {
+    const smsc = await smscForTest();
+    const { session } = sessionForTest(smsc.url());
+    await readiness(session);
+    expect(await smsc.sendEnquireLink()).toBe(0);
+  });
+
+  it("answers the SMSC's unbind, closes the link, and binds again", async () => {
+    const smsc = await smscForTest();
+    const { session } = sessionForTest(smsc.url());
+    await readiness(session);
+    expect(await smsc.sendUnbind()).toBe(0);
+    await waitUntil(async () => smsc.binds === 2 && session.readiness().ready, 5000, 'the rebind');
+  });
+
   it('hands a deliver_sm to onDeliver with its fields', async () => {
     const smsc = await smscForTest();
     const { session, delivered } = sessionForTest(smsc.url());

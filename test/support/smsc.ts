@@ -63,6 +63,10 @@ export interface TestSmsc {
   restart(): Promise<void>;
   /** Stops (true) or resumes (false) answering enquire_link, as a dead link would. */
   muteEnquireLinks(mute: boolean): void;
+  /** Sends enquire_link to the newest bound session; resolves with the command_status of the answer. */
+  sendEnquireLink(): Promise<number>;
+  /** Sends unbind to the newest bound session, as an SMSC going down for maintenance does. */
+  sendUnbind(): Promise<number>;
 }
 
 type Responder = (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never';
@@ -218,13 +222,15 @@ export async function startTestSmsc(
     muteEnquireLinks(mute) {
       enquireLinksMuted = mute;
     },
+    sendEnquireLink: () => request('enquire_link'),
+    sendUnbind: () => request('unbind'),
   };
 
-  /** Sends a deliver_sm on the newest bound session; resolves when it is answered. */
-  function deliver(fields: Record<string, unknown>): Promise<void> {
+  /** Sends a request on the newest bound session; resolves with the command_status of its answer. */
+  function request(command: string, fields: Record<string, unknown> = {}): Promise<number> {
     const target = bound.at(-1);
-    if (!target) return Promise.reject(new Error('test SMSC: no bound session to deliver to'));
-    const pdu = new smpp.PDU('deliver_sm', fields);
+    if (!target) return Promise.reject(new Error(`test SMSC: no bound session to send ${command} to`));
+    const pdu = new smpp.PDU(command, fields);
     return new Promise((resolve, reject) => {
       if (!target.session.send(pdu)) {
         reject(new Error('test SMSC: the session is not writable'));
@@ -233,10 +239,14 @@ export async function startTestSmsc(
       let waiting = awaiting.get(target.session);
       if (!waiting) awaiting.set(target.session, (waiting = new Map()));
       waiting.set(pdu.sequence_number, (status) => {
-        if (status === null) reject(new Error('test SMSC: the session closed before deliver_sm_resp'));
-        else resolve();
+        if (status === null) reject(new Error(`test SMSC: the session closed before it answered ${command}`));
+        else resolve(status);
       });
     });
+  }
+
+  async function deliver(fields: Record<string, unknown>): Promise<void> {
+    smsc.deliverStatuses.push(await request('deliver_sm', fields));
   }
 
   function answer(session: Session, unanswered: Set<number>, pdu: PDU, received: ReceivedSubmit): void {
@@ -274,13 +284,9 @@ export async function startTestSmsc(
     });
     session.on('pdu', (pdu: PDU) => {
       if (pdu.isResponse()) {
-        if (pdu.command === 'deliver_sm_resp' || pdu.command === 'generic_nack') {
-          const settle = awaiting.get(session)?.get(pdu.sequence_number);
-          if (!settle) return;
-          awaiting.get(session)!.delete(pdu.sequence_number);
-          smsc.deliverStatuses.push(pdu.command_status);
-          settle(pdu.command_status);
-        }
+        const settle = awaiting.get(session)?.get(pdu.sequence_number);
+        awaiting.get(session)?.delete(pdu.sequence_number);
+        settle?.(pdu.command_status);
         return;
       }
       switch (pdu.command) {
