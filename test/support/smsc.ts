@@ -52,7 +52,17 @@ export interface TestSmsc {
   respondWith(fn: (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never'): void;
   /** e.g. ESME_RINVPASWD; null accepts again. */
   refuseBinds(status: number | null): void;
+  /**
+   * A receipt (esm_class 0x04) for a message id, in the text form and the TLVs receipted_message_id and
+   * message_state, from the submit's destination to its source; err defaults to 000 for DELIVRD, else 001.
+   * Resolves once the client answered it (its status is then in deliverStatuses); rejects when nobody is bound.
+   */
   sendReceipt(messageId: string, stat: 'DELIVRD' | 'UNDELIV' | 'EXPIRED' | 'REJECTD', err?: string): Promise<void>;
+  /**
+   * An MO message (E.164 numbers are sent without their '+'), GSM-7 when it can be unless `ucs2`; split as the
+   * segments rule says, or into parts of `splitAt` characters each, every part with a UDH 05 00 03 when there is
+   * more than one. Resolves once the client answered every part.
+   */
   sendMo(from: string, to: string, text: string, opts?: { ucs2?: boolean; splitAt?: number }): Promise<void>;
   /** A receipt for every accepted submit. */
   autoReceipts(stat: 'DELIVRD' | null, delayMs?: number): void;
