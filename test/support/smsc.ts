@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { PDU, Server, Session } from 'smpp';
 import { decodeShortMessage } from '../../server/carrier/smpp/encoding.js';
 import { smpp } from '../../server/carrier/smpp/library.js';
+import { splitSegments } from '../../server/messages/segments.js';
 
 export interface ReceivedSubmit {
   /** The system_id of the session it came on. */
@@ -59,9 +60,9 @@ export interface TestSmsc {
    */
   sendReceipt(messageId: string, stat: 'DELIVRD' | 'UNDELIV' | 'EXPIRED' | 'REJECTD', err?: string): Promise<void>;
   /**
-   * An MO message (E.164 numbers are sent without their '+'), GSM-7 when it can be unless `ucs2`; split as the
-   * segments rule says, or into parts of `splitAt` characters each, every part with a UDH 05 00 03 when there is
-   * more than one. Resolves once the client answered every part.
+   * An MO message (E.164 numbers are sent without their '+'), GSM-7 when it can be unless `ucs2`; split as
+   * segments.ts splits (160/153 septets, 70/67 units), or into parts of `splitAt` characters each, every part with
+   * a UDH 05 00 03 when there is more than one. Resolves once the client answered every part.
    */
   sendMo(from: string, to: string, text: string, opts?: { ucs2?: boolean; splitAt?: number }): Promise<void>;
   /** A receipt for every accepted submit. */
@@ -190,11 +191,21 @@ export async function startTestSmsc(
       const asGsm7 = opts.ucs2 ? null : gsm7(body);
       const encode = (part: string) => (asGsm7 ? gsm7(part)! : ucs2(part));
       const chars = [...body];
-      const parts: string[] = [];
-      const size = opts.splitAt ?? (asGsm7 ? 153 : 67);
-      const single = opts.splitAt === undefined && (asGsm7 ? asGsm7.length <= 160 : body.length <= 70);
-      if (single) parts.push(body);
-      else for (let i = 0; i < chars.length; i += size) parts.push(chars.slice(i, i + size).join(''));
+      let parts: string[] = [];
+      if (opts.splitAt) {
+        for (let i = 0; i < chars.length; i += opts.splitAt) parts.push(chars.slice(i, i + opts.splitAt).join(''));
+      } else if (asGsm7) {
+        parts = splitSegments(body).parts;
+      } else if (body.length <= 70) {
+        parts = [body];
+      } else {
+        // UCS-2 forced on a GSM-7 text: parts of 67 units at most, no surrogate pair split.
+        parts = [''];
+        for (const ch of chars) {
+          if (parts[parts.length - 1].length + ch.length > 67) parts.push('');
+          parts[parts.length - 1] += ch;
+        }
+      }
       reference = (reference + 1) % 256;
       for (const [i, part] of parts.entries()) {
         const udh = parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference, parts.length, i + 1]) : null;
