@@ -202,4 +202,20 @@ describe('encoding through a session and the loopback SMSC', () => {
     expect(decoded[0].concat?.reference).not.toBe(decoded[2].concat?.reference);
     expect(delivered.map((d) => d.dataCoding)).toEqual([0, 0, 8, 8]);
   });
+
+  it('decodes a long MO split by the loopback SMSC on its own (GSM-7 with euro signs, and UCS-2)', async () => {
+    const smsc = await smscForTest();
+    const { session, delivered } = sessionForTest(smsc.url());
+    await readiness(session);
+    const gsm = 'Total: 10€ '.repeat(20);
+    const cyrillic = 'Привет! '.repeat(20);
+    await smsc.sendMo('+15550001111', '+15550009999', gsm);
+    await smsc.sendMo('+15550001111', '+15550009999', cyrillic);
+    const decoded = delivered.map((d) => decodeShortMessage(d));
+    const gsmParts = decoded.filter((d) => d.concat?.total === countSegments(gsm));
+    expect(gsmParts.map((d) => d.text).join('')).toBe(gsm);
+    const ucsParts = decoded.filter((d) => d.concat?.total === countSegments(cyrillic));
+    expect(ucsParts.map((d) => d.text).join('')).toBe(cyrillic);
+    expect(delivered).toHaveLength(countSegments(gsm) + countSegments(cyrillic));
+  });
 });

@@ -1,5 +1,6 @@
 // The SMPP session against the loopback SMSC: bind, submit outcomes, the window, TPS, timeouts, drops and
 // reconnects, deliver_sm acknowledgement, enquire_link and unbind.
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseSmppUrl } from '../../server/carrier/smpp/session.js';
 import type { ReceivedSubmit } from '../support/smsc.js';
@@ -54,6 +55,20 @@ describe('SMPP session: bind', () => {
     const refusals = smsc.refusedBinds;
     expect(refusals).toBeGreaterThanOrEqual(5);
     expect(refusals).toBeLessThanOrEqual(10);
+  });
+
+  it('never logs the password, at any level', async () => {
+    const smsc = await smscForTest({ password: 's3cr3tpw' });
+    const lines: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) });
+    const wrong = sessionForTest(smsc.url('test', 'wr0ngpw'), { logger });
+    await waitUntil(async () => wrong.session.readiness().reason?.startsWith('bind refused'), 5000, 'refusal');
+    const right = sessionForTest(smsc.url(), { logger });
+    await readiness(right.session);
+    await smsc.stop();
+    await readiness(right.session, false);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.join('\n')).not.toMatch(/s3cr3tpw|wr0ngpw/);
   });
 
   it('reads smpp:// and smpps:// URLs and names what is wrong with a bad one', () => {
@@ -233,6 +248,21 @@ describe('SMPP session: keep-alive, deliver_sm and unbind', () => {
     expect(smsc.enquireLinks).toBeLessThanOrEqual(6);
     expect(session.readiness().ready).toBe(true);
     expect(smsc.binds).toBe(1);
+  });
+
+  it("answers the SMSC's enquire_link", async () => {
+    const smsc = await smscForTest();
+    const { session } = sessionForTest(smsc.url());
+    await readiness(session);
+    expect(await smsc.sendEnquireLink()).toBe(0);
+  });
+
+  it("answers the SMSC's unbind, closes the link, and binds again", async () => {
+    const smsc = await smscForTest();
+    const { session } = sessionForTest(smsc.url());
+    await readiness(session);
+    expect(await smsc.sendUnbind()).toBe(0);
+    await waitUntil(async () => smsc.binds === 2 && session.readiness().ready, 5000, 'the rebind');
   });
 
   it('hands a deliver_sm to onDeliver with its fields', async () => {

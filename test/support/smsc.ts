@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { PDU, Server, Session } from 'smpp';
 import { decodeShortMessage } from '../../server/carrier/smpp/encoding.js';
 import { smpp } from '../../server/carrier/smpp/library.js';
+import { splitSegments } from '../../server/messages/segments.js';
 
 export interface ReceivedSubmit {
   /** The system_id of the session it came on. */
@@ -52,7 +53,17 @@ export interface TestSmsc {
   respondWith(fn: (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never'): void;
   /** e.g. ESME_RINVPASWD; null accepts again. */
   refuseBinds(status: number | null): void;
+  /**
+   * A receipt (esm_class 0x04) for a message id, in the text form and the TLVs receipted_message_id and
+   * message_state, from the submit's destination to its source; err defaults to 000 for DELIVRD, else 001.
+   * Resolves once the client answered it (its status is then in deliverStatuses); rejects when nobody is bound.
+   */
   sendReceipt(messageId: string, stat: 'DELIVRD' | 'UNDELIV' | 'EXPIRED' | 'REJECTD', err?: string): Promise<void>;
+  /**
+   * An MO message (E.164 numbers are sent without their '+'), GSM-7 when it can be unless `ucs2`; split as
+   * segments.ts splits (160/153 septets, 70/67 units), or into parts of `splitAt` characters each, every part with
+   * a UDH 05 00 03 when there is more than one. Resolves once the client answered every part.
+   */
   sendMo(from: string, to: string, text: string, opts?: { ucs2?: boolean; splitAt?: number }): Promise<void>;
   /** A receipt for every accepted submit. */
   autoReceipts(stat: 'DELIVRD' | null, delayMs?: number): void;
@@ -63,6 +74,10 @@ export interface TestSmsc {
   restart(): Promise<void>;
   /** Stops (true) or resumes (false) answering enquire_link, as a dead link would. */
   muteEnquireLinks(mute: boolean): void;
+  /** Sends enquire_link to the newest bound session; resolves with the command_status of the answer. */
+  sendEnquireLink(): Promise<number>;
+  /** Sends unbind to the newest bound session, as an SMSC going down for maintenance does. */
+  sendUnbind(): Promise<number>;
 }
 
 type Responder = (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never';
@@ -176,11 +191,21 @@ export async function startTestSmsc(
       const asGsm7 = opts.ucs2 ? null : gsm7(body);
       const encode = (part: string) => (asGsm7 ? gsm7(part)! : ucs2(part));
       const chars = [...body];
-      const parts: string[] = [];
-      const size = opts.splitAt ?? (asGsm7 ? 153 : 67);
-      const single = opts.splitAt === undefined && (asGsm7 ? asGsm7.length <= 160 : body.length <= 70);
-      if (single) parts.push(body);
-      else for (let i = 0; i < chars.length; i += size) parts.push(chars.slice(i, i + size).join(''));
+      let parts: string[] = [];
+      if (opts.splitAt) {
+        for (let i = 0; i < chars.length; i += opts.splitAt) parts.push(chars.slice(i, i + opts.splitAt).join(''));
+      } else if (asGsm7) {
+        parts = splitSegments(body).parts;
+      } else if (body.length <= 70) {
+        parts = [body];
+      } else {
+        // UCS-2 forced on a GSM-7 text: parts of 67 units at most, no surrogate pair split.
+        parts = [''];
+        for (const ch of chars) {
+          if (parts[parts.length - 1].length + ch.length > 67) parts.push('');
+          parts[parts.length - 1] += ch;
+        }
+      }
       reference = (reference + 1) % 256;
       for (const [i, part] of parts.entries()) {
         const udh = parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference, parts.length, i + 1]) : null;
@@ -218,13 +243,15 @@ export async function startTestSmsc(
     muteEnquireLinks(mute) {
       enquireLinksMuted = mute;
     },
+    sendEnquireLink: () => request('enquire_link'),
+    sendUnbind: () => request('unbind'),
   };
 
-  /** Sends a deliver_sm on the newest bound session; resolves when it is answered. */
-  function deliver(fields: Record<string, unknown>): Promise<void> {
+  /** Sends a request on the newest bound session; resolves with the command_status of its answer. */
+  function request(command: string, fields: Record<string, unknown> = {}): Promise<number> {
     const target = bound.at(-1);
-    if (!target) return Promise.reject(new Error('test SMSC: no bound session to deliver to'));
-    const pdu = new smpp.PDU('deliver_sm', fields);
+    if (!target) return Promise.reject(new Error(`test SMSC: no bound session to send ${command} to`));
+    const pdu = new smpp.PDU(command, fields);
     return new Promise((resolve, reject) => {
       if (!target.session.send(pdu)) {
         reject(new Error('test SMSC: the session is not writable'));
@@ -233,10 +260,14 @@ export async function startTestSmsc(
       let waiting = awaiting.get(target.session);
       if (!waiting) awaiting.set(target.session, (waiting = new Map()));
       waiting.set(pdu.sequence_number, (status) => {
-        if (status === null) reject(new Error('test SMSC: the session closed before deliver_sm_resp'));
-        else resolve();
+        if (status === null) reject(new Error(`test SMSC: the session closed before it answered ${command}`));
+        else resolve(status);
       });
     });
+  }
+
+  async function deliver(fields: Record<string, unknown>): Promise<void> {
+    smsc.deliverStatuses.push(await request('deliver_sm', fields));
   }
 
   function answer(session: Session, unanswered: Set<number>, pdu: PDU, received: ReceivedSubmit): void {
@@ -274,13 +305,9 @@ export async function startTestSmsc(
     });
     session.on('pdu', (pdu: PDU) => {
       if (pdu.isResponse()) {
-        if (pdu.command === 'deliver_sm_resp' || pdu.command === 'generic_nack') {
-          const settle = awaiting.get(session)?.get(pdu.sequence_number);
-          if (!settle) return;
-          awaiting.get(session)!.delete(pdu.sequence_number);
-          smsc.deliverStatuses.push(pdu.command_status);
-          settle(pdu.command_status);
-        }
+        const settle = awaiting.get(session)?.get(pdu.sequence_number);
+        awaiting.get(session)?.delete(pdu.sequence_number);
+        settle?.(pdu.command_status);
         return;
       }
       switch (pdu.command) {

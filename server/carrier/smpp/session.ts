@@ -285,6 +285,7 @@ export class SmppSession {
         this.pump();
         return;
       }
+      if (this.link !== link) return; // the link closed first; closed() has said why
       link.failure = response ? `bind refused: ${statusName(response.command_status)}` : 'bind unanswered';
       this.options.logger.warn({ reason: link.failure }, 'smpp bind failed');
       link.session.destroy();
