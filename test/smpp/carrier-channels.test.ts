@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
+import { waitUntil } from '../support/wait.js';
 import { freshDestination, useSmppServer, waitForSubmits } from './carrier-support.js';
 
 describe.each(ENGINES)('SMPP carrier: channels (%s)', (engine) => {
@@ -32,6 +33,15 @@ describe.each(ENGINES)('SMPP carrier: channels (%s)', (engine) => {
     const [submit] = await waitForSubmits(f.smsc, to);
     expect(submit.text).toMatch(/\b\d{6}\b/);
     expect(submit.registeredDelivery).toBe(1);
+  });
+
+  it('fails a verification whose code the SMSC refuses', async () => {
+    f.smsc.respondWith(() => ({ status: 0x0b }));
+    const { data } = await f.account.client.POST('/v1/verify/send', { body: { to: '+13125550127', channel: 'sms' } });
+    await waitUntil(async () => {
+      const read = await f.account.client.GET('/v1/verify/{sid}', { params: { path: { sid: data!.sid } } });
+      return read.data?.status === 'failed';
+    });
   });
 
   it.each(['voice', 'whatsapp'] as const)(

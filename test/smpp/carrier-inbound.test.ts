@@ -65,6 +65,12 @@ describe.each(ENGINES)('SMPP carrier: inbound messages (%s)', (engine) => {
     }
   });
 
+  it('acknowledges a receipt for a message it does not know', async () => {
+    const before = f.smsc.deliverStatuses.length;
+    await f.smsc.sendReceipt('no-such-id', 'DELIVRD');
+    expect(f.smsc.deliverStatuses.slice(before)).toEqual([0]);
+  });
+
   it('acknowledges and drops an MO to a number nobody holds', async () => {
     const before = f.smsc.deliverStatuses.length;
     await f.smsc.sendMo(freshDestination(), '+12125550300', 'Anyone?');
