@@ -37,6 +37,8 @@ export interface paths {
          *       there is media and SMS when not; `rcs` asks for RCS and falls back to SMS/MMS; `sms`
          *       refuses `media_url` (`400 invalid_request`); `mms` sends MMS even without media.
          *     - `422 from_number_not_owned` when `from` is not a number of your account.
+         *     - On the SMPP carrier (a real SMSC) only SMS is offered: `media_url`, `channel` `mms` or
+         *       `rcs` answer `422 channel_unavailable`.
          *
          *     Supports `Idempotency-Key`. See the Messages tag for the sandbox magic destination
          *     numbers.
@@ -108,7 +110,8 @@ export interface paths {
          *     neither or both answers `400 invalid_request`. The call is created `queued`; it rings for
          *     at most `timeout` seconds (default 60) before ending `no-answer`. `record: true` records
          *     the whole call (see List call recordings). `422 from_number_not_owned` when `from` is not a
-         *     number of your account.
+         *     number of your account. On the SMPP carrier (SMS only) every call answers
+         *     `422 channel_unavailable`.
          *
          *     Supports `Idempotency-Key`. See the Calls tag for the sandbox magic destination numbers.
          *
@@ -457,6 +460,8 @@ export interface paths {
          *       as GET /v1/lookups/phone-numbers/{number} computes it).
          *     - If the code cannot be delivered (in the sandbox: the failing magic numbers of the
          *       Messages and Calls tags), the verification ends `failed`.
+         *     - On the SMPP carrier (a real SMSC) only `sms` is offered: `voice` and `whatsapp` answer
+         *       `422 channel_unavailable`.
          *
          *     **How the code is kept.** The code is random (a CSPRNG), stored only as an HMAC-SHA256
          *     keyed with the server secret (`SECRET_KEY`), and compared in constant time. So that a
@@ -1088,8 +1093,10 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when this instance can serve traffic (its database answers), otherwise 503
-         *     with a problem of code `service_unavailable`. Public.
+         * @description Answers 200 when this instance can serve traffic (its database answers, and on the SMPP
+         *     carrier its session is bound to the SMSC), otherwise 503 with a problem of code
+         *     `service_unavailable` whose detail names what is not ready (e.g. `The SMPP session is not
+         *     bound: bind refused: ESME_RINVPASWD`). Public.
          *
          */
         get: operations["getReadiness"];
@@ -1510,7 +1517,9 @@ export interface components {
             /** @description ISO 4217 currency code of `price`. */
             price_unit: string;
             /** @description Why the message is `failed` or `undelivered`, e.g. `invalid_destination`,
-             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`; null otherwise.
+             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`; on the SMPP
+             *     carrier also the SMSC's status name (`ESME_RINVDSTADR` ...), `SMPP_UNDELIV`,
+             *     `SMPP_EXPIRED`, `SMPP_REJECTD` (from receipts) or `SMPP_TIMEOUT`; null otherwise.
              *      */
             error_code: string | null;
             /** @description A human-readable explanation of `error_code`; null when there is none. */
@@ -1685,6 +1694,7 @@ export interface components {
          *     - [`number_quota_exceeded`](/problems/number_quota_exceeded) (422): Number quota exceeded
          *     - [`message_queue_full`](/problems/message_queue_full) (422): Message queue full
          *     - [`proxy_session_quota_exceeded`](/problems/proxy_session_quota_exceeded) (422): Proxy session quota exceeded
+         *     - [`channel_unavailable`](/problems/channel_unavailable) (422): Channel unavailable
          *     - [`rate_limited`](/problems/rate_limited) (429): Rate limited
          *     - [`max_send_attempts_reached`](/problems/max_send_attempts_reached) (429): Too many codes sent
          *     - [`max_check_attempts_reached`](/problems/max_check_attempts_reached) (429): Too many wrong codes
@@ -1696,7 +1706,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_pending" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_pending" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "channel_unavailable" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -1872,6 +1882,11 @@ export interface components {
             status: "ok";
             /** @enum {string} */
             database: "ok";
+            /**
+             * @description Present on a carrier with a connection to keep (SMPP), when it is up (bound).
+             * @enum {string}
+             */
+            carrier?: "ok";
         };
         /** @description A recording of (part of) a call. */
         Recording: {
@@ -2403,7 +2418,9 @@ export interface components {
          *     - `no_proxy_number_available`: no free number in your pool for a proxy session;
          *     - `number_quota_exceeded`: your account holds as many numbers as it may (provisioning);
          *     - `message_queue_full`: your account has as many messages `queued` as it may (send);
-         *     - `proxy_session_quota_exceeded`: your account has as many open proxy sessions as it may.
+         *     - `proxy_session_quota_exceeded`: your account has as many open proxy sessions as it may;
+         *     - `channel_unavailable`: the carrier this server runs on does not offer the channel (on
+         *       the SMPP carrier: MMS, RCS and media, voice and WhatsApp verifications, calls).
          *      */
         UnprocessableEntity: {
             headers: {
@@ -5229,7 +5246,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Not ready (code `service_unavailable`); the detail says which dependency failed. */
+            /** @description Not ready (code `service_unavailable`); the detail says which dependency failed: the
+             *     database, or the SMPP session (unbound, with the reason).
+             *      */
             503: {
                 headers: {
                     [name: string]: unknown;

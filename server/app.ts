@@ -60,7 +60,7 @@ function createApp(services: Services): Express {
       ignorePaths: /^\/docs\/assets\//,
     }),
   );
-  mountSystemRoutes(app, store, metrics.registry, config.publicUrl);
+  mountSystemRoutes(app, store, metrics.registry, config.publicUrl, services.carrier);
   mountOperations(app, handlers, services);
   app.use((_req, _res, next) => next(errors.noSuchRoute()));
   app.use(problemMiddleware);
@@ -131,12 +131,16 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const worker = new JobWorker(store, jobHandlers(services), logger, background);
   const webhookDelivery = services.webhooks.deliveryLoop({ ...background, workerId: worker.workerId });
   await services.retention.schedule();
+  // The carrier's own link to the network (the SMPP session), reporting what arrives on it into the pipeline.
+  services.carrier.start?.(store, services.messages.pipeline);
   if (options.worker !== false) {
     worker.start();
     webhookDelivery.start();
   }
 
   const stopBackground = async () => {
+    // The carrier first: submits waiting for its link settle as "try again later", so their jobs can end.
+    await services.carrier.close?.();
     await Promise.all([worker.stop(), webhookDelivery.stop()]);
     await services.webhooks.close();
     await services.rateLimit?.close();

@@ -96,6 +96,39 @@ export type VerificationDelay = { ms: number } | { businessDays: number };
 
 const DELAY_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** One run of consecutive E.164 numbers, both ends included (SMPP_NUMBERS). */
+export interface NumberRange {
+  first: string;
+  last: string;
+}
+
+/** The most numbers one range of SMPP_NUMBERS may hold (the number search walks them). */
+const MAX_RANGE = 100_000;
+
+/** The ranges of a comma list of E.164 numbers and ranges, or undefined when an entry is not one. */
+function parseNumberRanges(raw: string): NumberRange[] | undefined {
+  const e164 = /^\+[1-9]\d{6,14}$/;
+  const ranges: NumberRange[] = [];
+  for (const entry of raw.split(',').map((e) => e.trim())) {
+    if (!entry) continue;
+    const [first, last = first, ...rest] = entry.split('-');
+    if (rest.length || !e164.test(first) || !e164.test(last) || first.length !== last.length) return undefined;
+    const size = BigInt(last) - BigInt(first) + 1n;
+    if (size < 1n || size > BigInt(MAX_RANGE)) return undefined;
+    ranges.push({ first, last });
+  }
+  return ranges.length ? ranges : undefined;
+}
+
+function smppUrlOk(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return (url.protocol === 'smpp:' || url.protocol === 'smpps:') && url.username !== '' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 function verificationDelay(raw: string): VerificationDelay | undefined {
   const m = /^(\d{1,7})(ms|s|m|h|d|bd)$/.exec(raw.trim());
   if (!m) return undefined;
@@ -274,9 +307,97 @@ export const SETTINGS = {
   }),
   carrier: oneOf({
     env: 'CARRIER',
-    values: ['sandbox'] as const,
+    values: ['sandbox', 'smpp'] as const,
     default: 'sandbox',
-    description: 'The network behind the API; the built-in sandbox simulation is the only one so far.',
+    description:
+      'The network behind the API: `sandbox`, the built-in simulation, or `smpp`, a real SMSC for SMS (see the ' +
+      'README\'s "Using a real SMSC"; needs `SMPP_URL`).',
+  }),
+  smppUrl: optional({
+    env: 'SMPP_URL',
+    description:
+      'SMPP only: the SMSC to bind to as a transceiver, `smpp://SYSTEM_ID:PASSWORD@HOST:PORT` (`smpps://` for TLS; ' +
+      'the port defaults to 2775). Required with `CARRIER=smpp`; the password is never logged.',
+    accepts: 'an smpp:// or smpps:// URL with a system id and a host',
+    read: (raw) => (smppUrlOk(raw) ? raw : undefined),
+    show: (raw) => raw.replace(/:[^:@/]*@/, ':***@'),
+  }),
+  smppSystemType: optional({
+    env: 'SMPP_SYSTEM_TYPE',
+    description: 'SMPP only: the `system_type` of the bind, when the SMSC asks for one.',
+    accepts: 'at most 12 printable ASCII characters',
+    read: (raw) => (/^[\x21-\x7e]{1,12}$/.test(raw) ? raw : undefined),
+  }),
+  smppWindow: integer({
+    env: 'SMPP_WINDOW',
+    default: 10,
+    min: 1,
+    max: 1000,
+    description: 'SMPP only: `submit_sm` requests outstanding (sent, not yet answered) at most.',
+  }),
+  smppTps: integer({
+    env: 'SMPP_TPS',
+    default: 50,
+    min: 1,
+    max: 100_000,
+    description: "SMPP only: `submit_sm` requests per second at most (the SMSC account's throughput).",
+  }),
+  smppSourceTon: integer({
+    env: 'SMPP_SOURCE_TON',
+    default: 1,
+    min: 0,
+    max: 6,
+    description: 'SMPP only: type of number of the sender (1: international; numbers are sent without the `+`).',
+  }),
+  smppSourceNpi: integer({
+    env: 'SMPP_SOURCE_NPI',
+    default: 1,
+    min: 0,
+    max: 18,
+    description: 'SMPP only: numbering plan of the sender (1: ISDN/E.164).',
+  }),
+  smppDestTon: integer({
+    env: 'SMPP_DEST_TON',
+    default: 1,
+    min: 0,
+    max: 6,
+    description: 'SMPP only: type of number of the destination (1: international).',
+  }),
+  smppDestNpi: integer({
+    env: 'SMPP_DEST_NPI',
+    default: 1,
+    min: 0,
+    max: 18,
+    description: 'SMPP only: numbering plan of the destination (1: ISDN/E.164).',
+  }),
+  smppNumbers: setting<NumberRange[]>({
+    env: 'SMPP_NUMBERS',
+    description:
+      'SMPP only: the numbers the platform holds on this SMSC, a comma list of E.164 numbers and ranges ' +
+      '(`+12025550100,+12025550200-+12025550299`, at most 100000 numbers a range). The available-numbers search ' +
+      'offers these (of the country and type searched, not held by anyone) and provisioning takes no other.',
+    default: '(none: no number can be provisioned)',
+    accepts: 'a comma list of E.164 numbers and ranges +FIRST-+LAST of the same length',
+    fallback: () => [],
+    read: parseNumberRanges,
+  }),
+  smppResponseTimeoutMs: integer({
+    env: 'SMPP_RESPONSE_TIMEOUT_MS',
+    default: 10_000,
+    min: 100,
+    max: 120_000,
+    description:
+      'SMPP only: time the SMSC has to answer a `submit_sm` (ms); past it the part is submitted once more (SMPP has ' +
+      'no idempotency, so the handset may get it twice), then the message fails `SMPP_TIMEOUT`.',
+  }),
+  smppConcatTimeoutMs: integer({
+    env: 'SMPP_CONCAT_TIMEOUT_MS',
+    default: 300_000,
+    min: 100,
+    max: 86_400_000,
+    description:
+      'SMPP only: how long the parts of a long inbound message are held for the missing ones (ms); then the parts ' +
+      'received are delivered as one message.',
   }),
   sandboxSentDelayMs: integer({
     env: 'SANDBOX_SENT_DELAY_MS',
@@ -546,6 +667,14 @@ export const RULES: ConfigRule[] = [
         `WEBHOOK_TIMEOUT_MS (${c.webhookTimeoutMs})), here ${(longest / DAY_MS).toFixed(1)} days`
       );
     },
+  },
+  {
+    rule: 'CARRIER=smpp needs SMPP_URL',
+    why: 'the SMPP carrier binds to that SMSC',
+    check: (c) =>
+      c.carrier !== 'smpp' || c.smppUrl
+        ? null
+        : 'SMPP_URL must be set (smpp://SYSTEM_ID:PASSWORD@HOST:PORT, or smpps:// for TLS) with CARRIER=smpp',
   },
   {
     rule: 'RATE_LIMIT_BURST ≥ RATE_LIMIT_PER_SECOND, or either is 0 (off)',

@@ -205,6 +205,14 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'Your account has as many open proxy sessions as it may (the MAX_OPEN_PROXY_SESSIONS setting).',
     remedy: 'Close sessions you no longer need, or ask the operator to raise the quota.',
   },
+  channel_unavailable: {
+    status: 422,
+    title: 'Channel unavailable',
+    explanation:
+      'The carrier this server runs on does not offer the channel: the SMPP carrier (a real SMSC) carries SMS ' +
+      'only, so MMS, RCS, media, voice and WhatsApp verifications and calls are refused.',
+    remedy: 'Send an SMS (text only), or verify by sms; or use a server whose carrier offers the channel.',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limited',
@@ -410,6 +418,8 @@ export const errors = {
       'proxy_session_quota_exceeded',
       `Your account has ${max} open proxy sessions, its quota; close one first.`,
     ),
+  channelUnavailable: (what: string, carrier: string) =>
+    new ApiError('channel_unavailable', `${what} is not available on the ${carrier} carrier this server runs on.`),
   // 429
   /** The request rate limit (server/http/rate-limit.ts); `headers` carries its RateLimit-* fields. */
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string>) =>
@@ -444,4 +454,5 @@ export const errors = {
   notImplemented: (operationId: string) =>
     new ApiError('not_implemented', `${operationId} is not implemented yet in this build.`),
   databaseUnavailable: () => new ApiError('service_unavailable', 'The database does not answer.'),
+  carrierUnavailable: (reason: string) => new ApiError('service_unavailable', reason),
 };

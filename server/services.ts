@@ -8,6 +8,7 @@ import { AccountService } from './accounts/service.js';
 import { WebhookSecretBox } from './accounts/webhook-secrets.js';
 import type { Carrier } from './carrier/carrier.js';
 import { SandboxCarrier } from './carrier/sandbox.js';
+import { SmppCarrier } from './carrier/smpp/carrier.js';
 import { WebhookService } from './webhooks/service.js';
 import { MessageService } from './messages/service.js';
 import { relayProxyMessages } from './proxy/message-relay.js';
@@ -61,7 +62,10 @@ export interface Services {
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
-  const carrier = new SandboxCarrier(config, store.dialect, secretKey);
+  const carrier =
+    config.carrier === 'smpp'
+      ? new SmppCarrier(config, secretKey, logger)
+      : new SandboxCarrier(config, store.dialect, secretKey);
   const webhookSecrets = new WebhookSecretBox(secretKey);
   const webhooks = new WebhookService(store, config, logger, webhookSecrets);
   const messages = new MessageService(
@@ -81,6 +85,7 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     config.maxNumbersPerAccount,
     config.webhookAllowPrivate,
     publicUrl,
+    carrier instanceof SmppCarrier ? carrier.offered : undefined,
   );
   const lookups = new LookupService(store);
   // The engine reports verification calls' failures to the verification service, which places them through it.

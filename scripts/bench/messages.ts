@@ -117,7 +117,16 @@ async function postThroughput(
   ];
 }
 
-async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchTools, label = ''): Promise<string[]> {
+async function pipeline(target: Target, tools: BenchTools, label = ''): Promise<string[]> {
+  return (await measurePipeline(target, tools, label)).lines;
+}
+
+/** The end-to-end pipeline's row, and the rate at which messages completed (msg/s). */
+export async function measurePipeline(
+  target: Target,
+  { barePostCpuMs, loopFigures }: BenchTools,
+  label = '',
+): Promise<{ lines: string[]; rate: number }> {
   const pool = await numberPool(target, 200);
   const expected = ['message.sending', 'message.sent', 'message.delivered'];
   const receiver = await startReceiver(expected);
@@ -193,7 +202,7 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
       : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ` +
         verdict(allCompleted && rate >= TARGET.pipelineRate);
-  return [
+  const lines = [
     `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ` +
       `${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ` +
       `${completed} delivered with all 3 callbacks (${callbacks} callbacks), ` +
@@ -201,6 +210,7 @@ async function pipeline(target: Target, { barePostCpuMs, loopFigures }: BenchToo
       `accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; ` +
       `server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
   ];
+  return { lines, rate };
 }
 
 export const messageScenarios: Scenario[] = [

@@ -5,6 +5,7 @@ import { callScenarios } from './calls.js';
 import { proxyScenarios } from './proxy.js';
 import { dashboardScenarios } from './dashboard.js';
 import type { Seeded } from './dashboard-seed.js';
+import { smppScenarios } from './smpp.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -214,6 +215,7 @@ export const scenarios: Scenario[] = [
   ...callScenarios,
   ...proxyScenarios,
   ...dashboardScenarios,
+  ...smppScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

@@ -38,6 +38,7 @@ export class CallService {
   ) {}
 
   async make(accountSid: string, body: MakeCallInput, { recorder }: { recorder?: ResponseRecorder } = {}) {
+    if (!this.carrier.channels.has('voice')) throw errors.channelUnavailable('A call', this.carrier.name);
     exactlyOne(body, 'url', 'twiml');
     if (body.method !== undefined && body.url === undefined)
       throw errors.invalidField('method', 'is only given with url');

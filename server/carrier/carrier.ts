@@ -1,7 +1,7 @@
 // The port to the telephone network. The sandbox implements it today; real networks (SMPP first) plug in behind it.
 // A carrier takes outbound traffic inside the transaction that hands it over, and reports what the network
 // does later through a `CarrierReports` sink that the domain provides (so the carrier never calls up into it).
-import type { Tx } from '../store/db.js';
+import type { Store, Tx } from '../store/db.js';
 import type { JobHandling, JobType } from '../jobs/job.js';
 import type { OtpCarrier } from './otp.js';
 import type { VoiceCarrier } from './voice.js';
@@ -18,6 +18,8 @@ export interface OutboundMessage {
   mediaUrls: string[];
   channel: CarrierChannel;
   numSegments: number;
+  /** The end of its validity period (ISO 8601): a network that holds it for later gives up then. */
+  validUntil: string;
 }
 
 /** A status change the network reports for an outbound message. */
@@ -58,10 +60,26 @@ export interface DestinationCapabilities {
   rcs: boolean;
 }
 
+/** Whether a carrier's connection to the network is up (a carrier without one is always ready). */
+export interface CarrierReadiness {
+  ready: boolean;
+  /** Why not, for /readyz. */
+  reason?: string;
+}
+
 export interface Carrier {
   readonly name: string;
   /** True for the built-in simulation: enables the /v1/sandbox routes. */
   readonly isSandbox: boolean;
+  /** What the network carries: messages by channel, and `voice` (calls, voice verifications). */
+  readonly channels: ReadonlySet<CarrierChannel | 'voice'>;
+  /**
+   * Opens the carrier's own connection to the network, when it keeps one (SMPP): what arrives on it is reported into
+   * `reports` in transactions of `store`. Never throws; `close` ends it.
+   */
+  start?(store: Store, reports: CarrierReports): void;
+  close?(): Promise<void>;
+  readiness?(): CarrierReadiness;
   /** What the destination can receive (used to pick RCS or fall back to SMS/MMS). */
   destinationCapabilities(to: string): Promise<DestinationCapabilities>;
   /**

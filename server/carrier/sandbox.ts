@@ -47,6 +47,7 @@ const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
   readonly isSandbox = true;
+  readonly channels = new Set(['sms', 'mms', 'rcs', 'whatsapp', 'voice'] as const);
   readonly otp: SandboxOtp;
   readonly voice: SandboxVoice;
 

@@ -127,6 +127,7 @@ export class MessagePipeline implements CarrierReports {
         mediaUrls: JSON.parse(sending.media_url),
         channel: sending.channel,
         numSegments: sending.num_segments,
+        validUntil: sending.expires_at,
       },
       schedule,
     );

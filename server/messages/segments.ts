@@ -1,5 +1,7 @@
-// How many segments a text costs: GSM-7 fits 160 characters in one segment (153 each when split), anything
-// else is UCS-2 with 70 (67). Characters of the GSM-7 extension table take two septets.
+// How a text travels as SMS: GSM-7 fits 160 characters in one segment (153 each when split), anything else is
+// UCS-2 with 70 UTF-16 code units (67). Characters of the GSM-7 extension table take two septets (an escape and
+// the character) and are never split between segments; neither is a UTF-16 surrogate pair (most emoji), so a
+// segment may hold one unit less than its room. The SMPP carrier sends exactly these segments.
 const GSM7_BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
@@ -19,10 +21,42 @@ function gsm7Length(text: string): number | null {
   return septets;
 }
 
-export function countSegments(text: string): number {
-  if (text.length === 0) return 1;
+export interface Segments {
+  encoding: 'gsm7' | 'ucs2';
+  /** The text of each segment, in order; one (maybe empty) segment when the text fits in one. */
+  parts: string[];
+}
+
+/** Packs characters into parts of at most `room` units each, never splitting a character. */
+function pack(chars: Iterable<string>, size: (ch: string) => number, room: number): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let used = 0;
+  for (const ch of chars) {
+    const units = size(ch);
+    if (used + units > room) {
+      parts.push(current);
+      current = '';
+      used = 0;
+    }
+    current += ch;
+    used += units;
+  }
+  parts.push(current);
+  return parts;
+}
+
+export function splitSegments(text: string): Segments {
   const septets = gsm7Length(text);
-  if (septets !== null) return septets <= 160 ? 1 : Math.ceil(septets / 153);
-  // UCS-2 counts UTF-16 code units: a character outside the BMP (most emoji) takes two.
-  return text.length <= 70 ? 1 : Math.ceil(text.length / 67);
+  if (septets !== null) {
+    if (septets <= 160) return { encoding: 'gsm7', parts: [text] };
+    return { encoding: 'gsm7', parts: pack(text, (ch) => (extended.has(ch) ? 2 : 1), 153) };
+  }
+  if (text.length <= 70) return { encoding: 'ucs2', parts: [text] };
+  // Iterating a string yields code points: a surrogate pair comes as one two-unit character.
+  return { encoding: 'ucs2', parts: pack(text, (ch) => ch.length, 67) };
+}
+
+export function countSegments(text: string): number {
+  return splitSegments(text).parts.length;
 }

@@ -111,6 +111,10 @@ export class MessageService {
       throw errors.invalidField('media_url', 'must be http or https URLs');
     if (input.channel === 'sms' && media.length)
       throw errors.invalidField('media_url', 'cannot be sent with channel sms; use auto, mms or rcs');
+    const { channels, name } = this.carrier;
+    if ((media.length || input.channel === 'mms') && !channels.has('mms'))
+      throw errors.channelUnavailable('MMS (a message with media_url)', name);
+    if (input.channel === 'rcs' && !channels.has('rcs')) throw errors.channelUnavailable('RCS', name);
     assertUrlsAllowed(this.privateAddresses, { media_url: media, status_callback: input.status_callback });
   }
 

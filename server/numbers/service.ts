@@ -16,6 +16,7 @@ import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-po
 import { NumberStore, countHeld, deleteNumber, insertNumber } from './store.js';
 import type { IncomingNumber, NumberListFilters } from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
+import type { OfferedNumbers } from '../carrier/smpp/offered-numbers.js';
 
 export type IncomingPhoneNumber = components['schemas']['IncomingPhoneNumber'];
 export type ProvisionInput = components['schemas']['ProvisionPhoneNumberRequest'];
@@ -41,6 +42,8 @@ export class NumberService {
     private readonly privateAddresses: PrivateAddressPolicy,
     /** The server's public URL: the regulatory remedy links to the dashboard's addresses page under it. */
     private readonly publicUrl: PublicUrl,
+    /** On a real network (SMPP_NUMBERS): the only numbers offered and provisioned, instead of the inventory. */
+    private readonly offered?: OfferedNumbers,
   ) {
     this.numbers = new NumberStore(store.db);
     this.clock = store.clock;
@@ -57,7 +60,9 @@ export class NumberService {
     const iso = country.toUpperCase();
     if (!isCountryCode(iso)) throw errors.invalidField('country', 'is not an ISO 3166-1 alpha-2 country code');
     if (!COUNTRIES.has(iso)) throw errors.countryNotInInventory(iso, SUPPORTED_COUNTRIES);
-    const draws = (await drawNumbers(iso, type, filters))[Symbol.iterator]();
+    const draws = (
+      this.offered ? await offeredNumbers(this.offered, iso, type) : await drawNumbers(iso, type, filters)
+    )[Symbol.iterator]();
     const found: AvailableNumber[] = [];
     // A quarter more than needed, so a few held numbers rarely cost a second query; twice as many each time after.
     let want = Math.ceil(pageSize * 1.25) + 5;
@@ -85,7 +90,7 @@ export class NumberService {
     this.checkUrls(input);
     const number = await describeNumber(input.PhoneNumber);
     const unavailable = () => errors.numberUnavailable(input.PhoneNumber);
-    if (!number) throw unavailable();
+    if (!number || (this.offered && !this.offered.includes(number.phone_number))) throw unavailable();
     if ((await this.numbers.heldAmong([number.phone_number])).size > 0) throw unavailable();
     const addressSid = await addressFor(
       this.addresses,
@@ -193,6 +198,22 @@ export class NumberService {
     if (!row) throw notFound(sid);
     return row;
   }
+}
+
+/** The most offered numbers one search looks at (the search filters do not apply to them). */
+const MAX_OFFERED_SEARCHED = 10_000;
+
+/** The offered numbers of the country and type searched, among the first MAX_OFFERED_SEARCHED. */
+async function offeredNumbers(offered: OfferedNumbers, iso: string, type: SearchType): Promise<AvailableNumber[]> {
+  const found: AvailableNumber[] = [];
+  let seen = 0;
+  for (const e164 of offered.all()) {
+    if (++seen > MAX_OFFERED_SEARCHED) break;
+    const number = await describeNumber(e164);
+    if (number?.iso_country === iso && (number.number_type === 'toll_free') === (type === 'TollFree'))
+      found.push(number);
+  }
+  return found;
 }
 
 function notFound(sid: string) {

@@ -369,6 +369,29 @@ export interface DashboardSessionRow {
   last_seen: string;
 }
 
+export interface SmppPartRow {
+  owner_sid: string;
+  part_index: number;
+  parts: number;
+  kind: 'message' | 'otp';
+  smsc_message_id: string | null;
+  attempts: number;
+  resubmitted: number;
+  state: string;
+  error_code: string | null;
+  date_updated: string;
+}
+
+export interface SmppInboundPartRow {
+  from_number: string;
+  to_number: string;
+  reference: number;
+  part_index: number;
+  parts: number;
+  body: string;
+  date_received: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -393,4 +416,6 @@ export interface Database {
   proxy_interactions: ProxyInteractionRow;
   proxy_open_counts: ProxyOpenCountRow;
   dashboard_sessions: DashboardSessionRow;
+  smpp_parts: SmppPartRow;
+  smpp_inbound_parts: SmppInboundPartRow;
 }

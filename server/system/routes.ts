@@ -4,6 +4,7 @@ import path from 'node:path';
 import express, { type Express, type Request } from 'express';
 import type { Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
+import type { Carrier } from '../carrier/carrier.js';
 import { errors } from '../errors.js';
 import { loadSpec } from '../http/spec.js';
 import { mountProblemPages } from './problems.js';
@@ -58,7 +59,13 @@ class ServedSpec {
   }
 }
 
-export function mountSystemRoutes(app: Express, store: Store, registry: Registry, publicUrl: string | null): void {
+export function mountSystemRoutes(
+  app: Express,
+  store: Store,
+  registry: Registry,
+  publicUrl: string | null,
+  carrier: Pick<Carrier, 'readiness'>,
+): void {
   const spec = new ServedSpec(publicUrl);
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
   app.get('/openapi.json', (req, res) => void res.type('application/json').send(spec.for(req).json));
@@ -73,7 +80,10 @@ export function mountSystemRoutes(app: Express, store: Store, registry: Registry
     } catch {
       return next(errors.databaseUnavailable());
     }
-    res.json({ status: 'ok', database: 'ok' });
+    // A carrier that keeps a connection (SMPP) is ready only while it is up: traffic sent meanwhile waits.
+    const link = carrier.readiness?.();
+    if (link && !link.ready) return next(errors.carrierUnavailable(link.reason ?? 'The carrier is not connected.'));
+    res.json({ status: 'ok', database: 'ok', ...(link ? { carrier: 'ok' as const } : {}) });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());

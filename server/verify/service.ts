@@ -72,6 +72,8 @@ export class VerificationService implements OtpReports, VerificationCallReports 
     input: SendVerificationInput,
     { recorder }: { recorder?: ResponseRecorder } = {},
   ): Promise<VerificationRecord> {
+    if (!this.carrier.channels.has(input.channel))
+      throw errors.channelUnavailable(`A verification by ${input.channel}`, this.carrier.name);
     const locale = input.locale ?? 'en';
     if (!(locale in TEMPLATES))
       throw errors.invalidField('locale', `must be one of ${Object.keys(TEMPLATES).join(', ')}`);

@@ -17,6 +17,7 @@ import * as proxy from './013_proxy.js';
 import * as proxyOpenCounts from './014_proxy_open_counts.js';
 import * as dashboardSessions from './015_dashboard_sessions.js';
 import * as webhookDashboard from './016_webhook_dashboard.js';
+import * as smpp from './017_smpp.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -43,6 +44,7 @@ const MIGRATIONS: [string, Up][] = [
   ['014_proxy_open_counts', proxyOpenCounts.up],
   ['015_dashboard_sessions', dashboardSessions.up],
   ['016_webhook_dashboard', webhookDashboard.up],
+  ['017_smpp', smpp.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
