@@ -144,6 +144,11 @@ export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): 
   return (await deleteJob.run(db, job.id, workerId)) === 1;
 }
 
+/** Extends the lease of a job this worker holds to `leaseMs` from now. False when the lease was lost. */
+export async function holdJob(db: Db | Tx['db'], job: Job, workerId: string, leaseMs: number): Promise<boolean> {
+  return (await updateHeldJob.run(db, job.id, workerId, { locked_until: leaseUntil(leaseMs) })) === 1;
+}
+
 /**
  * Keeps the job for its next step: a new payload and run time (and kind, when given), a fresh attempt count. False
  * when the lease was lost.

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
-import { claimJobs, continueJob, finishJob, retryJob, type Job } from './queue.js';
+import { claimJobs, continueJob, finishJob, holdJob, retryJob, type Job } from './queue.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
 import { dateIn } from '../clock.js';
@@ -17,6 +17,14 @@ export interface JobContext {
    * such as a message's dispatch and then the sandbox's reports).
    */
   continueIn<P>(tx: Tx, type: JobType<P>, payload: NoInfer<P>, runAt: Date): Promise<void>;
+  /**
+   * Holds the job for another JOB_LEASE_MS from now, in `tx`, and throws when its lease was lost (another instance
+   * took it for dead and runs it): work that may wait longer than a lease between its transactions (an SMSC's
+   * answer) holds the job again before it writes, and meanwhile.
+   */
+  holdIn(tx: Tx): Promise<void>;
+  /** JOB_LEASE_MS: how long a claim holds the job. */
+  readonly leaseMs: number;
 }
 
 /** Thrown by a handler to be tried again after a chosen delay rather than the default backoff. */
@@ -39,6 +47,7 @@ export type WorkerOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
 /** Runs the jobs table: the claim loop over due jobs, each through the handler of its kind. */
 export class JobWorker {
   readonly workerId: string;
+  private readonly leaseMs: number;
   private readonly loop: ClaimLoop<Job>;
   private readonly handlers = new Map<string, JobHandling>();
 
@@ -54,6 +63,7 @@ export class JobWorker {
     }
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
     const leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = leaseMs;
     this.loop = new ClaimLoop<Job>(
       async (limit) => {
         const claimed = await claimJobs(this.store.db, this.store.dialect, {
@@ -105,6 +115,10 @@ export class JobWorker {
           throw new Error(`job ${job.id} lease lost`);
         if (runAt.getTime() <= tx.clock.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
       },
+      holdIn: async (tx) => {
+        if (!(await holdJob(tx.db, job, this.workerId, this.leaseMs))) throw new Error(`job ${job.id} lease lost`);
+      },
+      leaseMs: this.leaseMs,
     };
     try {
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);

@@ -104,6 +104,29 @@ describe.each(ENGINES)('SMPP carrier: resilience (%s)', (engine) => {
     expect(part).toMatchObject({ attempts: 2, resubmitted: 1, state: 'accepted' });
   });
 
+  it(
+    'holds the job while a part waits longer than a job lease for its answer: submitted once',
+    { timeout: 60_000 },
+    async () => {
+      // A lease of 15 s, an answer after 18 s: without the job held meanwhile, the worker would take it for dead and
+      // submit the part again while the first submission is still waiting.
+      const { smsc, t } = await start({ JOB_LEASE_MS: '15000', SMPP_RESPONSE_TIMEOUT_MS: '25000' });
+      await waitReady(t);
+      const { account, from } = await accountWithNumber(t);
+      const to = freshDestination();
+      smsc.respondWith(() => ({ status: 0, delayMs: 18_000 }));
+      const { data } = await account.client.POST('/v1/messages', { body: { from, to, body: 'Queued at the SMSC' } });
+      await waitForStatus(account.client, data!.sid, 'sent', 40_000);
+      expect(submitsTo(smsc, to)).toHaveLength(1);
+      const part = await t.server.services.store.db
+        .selectFrom('smpp_parts')
+        .selectAll()
+        .where('owner_sid', '=', data!.sid)
+        .executeTakeFirstOrThrow();
+      expect(part).toMatchObject({ attempts: 1, resubmitted: 0, state: 'accepted' });
+    },
+  );
+
   it('fails the message SMPP_TIMEOUT when the SMSC answers neither submission', async () => {
     const { smsc, t } = await start();
     await waitReady(t);

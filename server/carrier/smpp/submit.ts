@@ -1,7 +1,9 @@
 // Hands a text to the SMSC, part by part, as a durable job: each part is counted before it goes out and its
 // message_id stored once accepted, so a run that starts again (a restart, a lease taken over) carries on where the
-// last one stopped. A part the SMSC did not answer is submitted once more at most (SMPP has no idempotency, so the
-// handset may get it twice; the part is marked `resubmitted`), then the text fails `SMPP_TIMEOUT`.
+// last one stopped. The job is held (its lease renewed) while a part waits for the SMSC, and every write checks that
+// it still is, so no two runs submit at once. A part the SMSC did not answer is submitted once more at most (SMPP
+// has no idempotency, so the handset may get it twice; the part is marked `resubmitted`), then the text fails
+// `SMPP_TIMEOUT`.
 import type { Logger } from 'pino';
 import type { Tx } from '../../store/db.js';
 import type { SmppPartRow } from '../../store/schema.js';
@@ -120,7 +122,10 @@ export class Submitter {
           }
           attempts += 1;
           const next = attempts;
-          await store.transaction((tx) => countSubmission(tx, job.sid, i, next));
+          await store.transaction(async (tx) => {
+            await ctx.holdIn(tx);
+            await countSubmission(tx, job.sid, i, next);
+          });
         }
         countedAlready = false;
         const counted = attempts;
@@ -139,7 +144,7 @@ export class Submitter {
           validityPeriod: relativeValidity((validUntil - now) / 1000),
         };
         const result = session
-          ? await session.submit(part)
+          ? await held(ctx, () => session.submit(part))
           : ({ kind: 'retry', commandStatus: null, reason: 'not started' } as const);
         if (result.kind === 'timeout') continue;
         if (result.kind === 'retry') {
@@ -168,7 +173,10 @@ export class Submitter {
               await outcomes.sent(tx, job.sid);
               await outcomes.settle(tx, await partsOf(tx, owner));
             })
-          : store.transaction((tx) => markAccepted(tx, job.sid, i, accepted));
+          : store.transaction(async (tx) => {
+              await ctx.holdIn(tx);
+              await markAccepted(tx, job.sid, i, accepted);
+            });
         this.recording.set(accepted, record);
         try {
           await record;
@@ -184,6 +192,25 @@ export class Submitter {
       await outcomes.sent(tx, job.sid);
       await outcomes.settle(tx, await partsOf(tx, owner));
     });
+  }
+}
+
+/**
+ * Waits for `work` (a submission, which may queue behind the window and the TPS limit and then wait for its answer)
+ * while holding the job: its lease is renewed every third of JOB_LEASE_MS, so no other instance takes it for dead and
+ * submits the same part meanwhile. A renewal that finds the lease lost changes nothing; the run's next transaction
+ * (which holds the job again) then throws.
+ */
+async function held<T>(ctx: JobContext, work: () => Promise<T>): Promise<T> {
+  const beat = setInterval(
+    () => void ctx.store.transaction((tx) => ctx.holdIn(tx)).catch(() => undefined),
+    Math.max(100, ctx.leaseMs / 3),
+  );
+  beat.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
   }
 }
 
