@@ -93,7 +93,7 @@ async function main(): Promise<void> {
         break;
       case 'accounts secret': {
         const sid = await accountSid();
-        const secret = values.rotate ? await accounts.rotateWebhookSecret(sid) : await accounts.webhookSecret(sid);
+        const secret = values.rotate ? (await accounts.rotateWebhookSecret(sid))! : await accounts.webhookSecret(sid);
         print({ account_sid: sid, ...secret });
         break;
       }

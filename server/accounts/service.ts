@@ -1,4 +1,5 @@
 // Accounts and their API keys: creation, lookup by key, revocation, and the default account at start.
+import { createHash } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
 import type { AccountRow } from '../store/schema.js';
@@ -157,11 +158,20 @@ export class AccountService {
   /**
    * Replaces the account's webhook secret with a new one; the current one becomes the previous, still signing for
    * 24 hours (see WebhookService). Two rotations at once: the second reads again and rotates after the first.
+   * With `ifCurrent` (the fingerprint of the secret the caller saw, see secretFingerprint), only that secret is
+   * rotated: null when it was rotated already (a form posted twice must not drop the secret receivers still use).
    */
-  async rotateWebhookSecret(accountSid: string): Promise<WebhookSecretState & { previous_secret_expires_at: string }> {
+  async rotateWebhookSecret(
+    accountSid: string,
+    { ifCurrent }: { ifCurrent?: string } = {},
+  ): Promise<(WebhookSecretState & { previous_secret_expires_at: string }) | null> {
     for (;;) {
       const stored = (await accounts.webhookSecrets(this.store.db, [accountSid])).get(accountSid);
       if (!stored) throw errors.noSuchAccount();
+      if (ifCurrent !== undefined) {
+        const current = this.webhookSecrets.open(accountSid, stored.current);
+        if (secretFingerprint(current) !== ifCurrent) return null;
+      }
       const secret = newWebhookSecret();
       const at = this.store.clock.now();
       const expires = new Date(at + PREVIOUS_SECRET_VALID_MS).toISOString();
@@ -198,4 +208,9 @@ export class AccountService {
     const { account, key } = await this.createAccount('default');
     return { ...key, webhook_secret: account.webhook_secret };
   }
+}
+
+/** A short digest that tells two secrets apart without showing either (a form's "the secret I am rotating"). */
+export function secretFingerprint(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex').slice(0, 16);
 }

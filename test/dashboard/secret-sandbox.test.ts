@@ -34,6 +34,10 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     await page.waitForLoadState();
     await expectAccessible(page);
     await screenshot(page, 'settings-webhook-secret-rotate');
+    const form = {
+      _csrf: (await page.locator('form.stack input[name="_csrf"]').getAttribute('value'))!,
+      current: (await page.locator('form.stack input[name="current"]').getAttribute('value'))!,
+    };
     await page.getByRole('button', { name: 'Rotate the secret' }).click();
     await page.waitForLoadState();
     const rotated = (await page.locator('#webhook-secret').textContent())!;
@@ -42,6 +46,14 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     expect(await page.locator('.problem').textContent()).toMatch(/still signs until \d{4}-\d{2}-\d{2}T/);
     await expectAccessible(page);
     await screenshot(page, 'settings-webhook-secret-rotated');
+
+    // The same form posted again (a double click, a reload): nothing is rotated, and the answer shows the new secret.
+    const again = await page.request.post(`${t.url}/dashboard/settings/webhook-secret/rotate`, { form });
+    expect(again.status()).toBe(200);
+    const text = await again.text();
+    expect(text).toContain('This secret was rotated already');
+    expect(text).toContain(rotated);
+    expect(await t.server.services.accounts.webhookSecret(account.sid)).toMatchObject({ webhook_secret: rotated });
 
     const from = await giveNumber(t, account);
     const { data } = await account.client.POST('/v1/messages', {

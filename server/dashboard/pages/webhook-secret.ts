@@ -3,6 +3,7 @@
 import type { Response, Router } from 'express';
 import { render } from '../render.js';
 import { type DashboardContext, sessionOf } from '../context.js';
+import { secretFingerprint } from '../../accounts/service.js';
 
 export function mountWebhookSecret(router: Router, ctx: DashboardContext): void {
   const page = '/settings/webhook-secret';
@@ -15,6 +16,8 @@ export function mountWebhookSecret(router: Router, ctx: DashboardContext): void 
       revealed: null,
       rotated: false,
       confirm: false,
+      already: false,
+      fingerprint: '',
       ...extra,
     });
   };
@@ -23,9 +26,18 @@ export function mountWebhookSecret(router: Router, ctx: DashboardContext): void 
     const state = await ctx.services.accounts.webhookSecret(sessionOf(res).account.sid);
     await show(res, { revealed: state.webhook_secret });
   });
-  router.get(`${page}/rotate`, async (_req, res) => show(res, { confirm: true }));
-  router.post(`${page}/rotate`, async (_req, res) => {
-    const rotated = await ctx.services.accounts.rotateWebhookSecret(sessionOf(res).account.sid);
-    await show(res, { revealed: rotated.webhook_secret, rotated: true });
+  // The confirmation names the secret it rotates (a fingerprint): posted twice (a double click, a reload), the form
+  // rotates once, and the second answer shows the secret the first made, so the one receivers use is not dropped.
+  router.get(`${page}/rotate`, async (_req, res) => {
+    const state = await ctx.services.accounts.webhookSecret(sessionOf(res).account.sid);
+    await show(res, { confirm: true, fingerprint: secretFingerprint(state.webhook_secret) });
+  });
+  router.post(`${page}/rotate`, async (req, res) => {
+    const account = sessionOf(res).account.sid;
+    const ifCurrent = typeof req.body?.current === 'string' ? req.body.current : '';
+    const rotated = await ctx.services.accounts.rotateWebhookSecret(account, { ifCurrent });
+    if (rotated) return show(res, { revealed: rotated.webhook_secret, rotated: true });
+    const state = await ctx.services.accounts.webhookSecret(account);
+    await show(res, { revealed: state.webhook_secret, rotated: true, already: true });
   });
 }

@@ -3,5 +3,5 @@ import type { Handler } from '../../http/operation.js';
 
 export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ account, services }) => ({
   status: 200,
-  body: await services.accounts.rotateWebhookSecret(account.sid),
+  body: (await services.accounts.rotateWebhookSecret(account.sid))!,
 });
