@@ -95,6 +95,22 @@ describe.each(ENGINES)('SMPP carrier: sending (%s)', (engine) => {
     await waitForStatus(f.account.client, sid, 'delivered');
   });
 
+  it('gives a receipt to the part still waiting for it when the SMSC reuses a message id', async () => {
+    const before = await send('Before the SMSC counted from 1 again');
+    const [first] = await waitForSubmits(f.smsc, before.to);
+    await waitForStatus(f.account.client, before.sid, 'sent');
+    f.smsc.reuseIdsFrom(Number(first.messageId!.slice('smsc-'.length)));
+    const after = await send('After');
+    const [second] = await waitForSubmits(f.smsc, after.to);
+    expect(second.messageId).toBe(first.messageId);
+    await waitForStatus(f.account.client, after.sid, 'sent');
+    // Both parts wait for a receipt under one id: the newer is meant.
+    await f.smsc.sendReceipt(second.messageId!, 'DELIVRD');
+    await waitForStatus(f.account.client, after.sid, 'delivered');
+    const { data } = await f.account.client.GET('/v1/messages/{sid}', { params: { path: { sid: before.sid } } });
+    expect(data!.status).toBe('sent');
+  });
+
   it('delivers a long message when the receipts of all its parts arrive at once', async () => {
     const { to, sid } = await send('b'.repeat(700));
     const parts = await waitForSubmits(f.smsc, to, 5);

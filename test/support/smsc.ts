@@ -49,6 +49,8 @@ export interface TestSmsc {
   unbinds: number;
   /** command_status of every deliver_sm_resp received, in order. */
   deliverStatuses: number[];
+  /** Numbers the next accepted submits from `n` again (an SMSC whose id counter started over): ids repeat. */
+  reuseIdsFrom(n: number): void;
   /** How the next submits are answered (default ok with ids 'smsc-1', 'smsc-2', ...). */
   respondWith(fn: (s: ReceivedSubmit) => { status: number; delayMs?: number } | 'never'): void;
   /** e.g. ESME_RINVPASWD; null accepts again. */
@@ -161,6 +163,9 @@ export async function startTestSmsc(
     enquireLinks: 0,
     unbinds: 0,
     deliverStatuses: [],
+    reuseIdsFrom(n) {
+      nextId = n;
+    },
     respondWith(fn) {
       responder = fn;
     },

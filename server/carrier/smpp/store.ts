@@ -1,5 +1,6 @@
 // SQL of the SMPP carrier's own tables (see migration 017_smpp): the parts handed to the SMSC and the parts of long
 // inbound messages waiting for the rest.
+import { sql } from 'kysely';
 import type { Db, Dialect, Tx } from '../../store/db.js';
 import type { SmppInboundPartRow, SmppPartRow } from '../../store/schema.js';
 import { nowIso } from '../../clock.js';
@@ -76,7 +77,16 @@ export async function markAccepted(tx: Tx, sid: string, index: number, smscMessa
 }
 
 export function partBySmscId(db: Db | Tx['db'], smscMessageId: string): Promise<SmppPartRow | undefined> {
-  return db.selectFrom('smpp_parts').selectAll().where('smsc_message_id', '=', smscMessageId).executeTakeFirst();
+  // SMSCs reuse message ids (a counter that starts over when the SMSC restarts): the part still waiting for its
+  // receipt is the one meant, else the newest.
+  return db
+    .selectFrom('smpp_parts')
+    .selectAll()
+    .where('smsc_message_id', '=', smscMessageId)
+    .orderBy(sql`case when state = 'accepted' then 0 else 1 end`)
+    .orderBy('date_updated', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Records what a receipt said of the part. */
