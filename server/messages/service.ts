@@ -221,6 +221,8 @@ export class MessageService {
     if (!this.carrier.isSandbox) throw errors.sandboxInactive();
     const media = input.media_url ?? [];
     if (!input.body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
+    // The API's validator refuses it first; the dashboard's Sandbox page sends here without it.
+    if (input.body?.includes('\u0000')) throw errors.invalidField('body', 'must not contain NUL characters');
     assertUrlsAllowed(this.privateAddresses, { media_url: media });
     return this.store.transaction(async (tx) => {
       const number = await incomingNumber(tx.db, input.to);

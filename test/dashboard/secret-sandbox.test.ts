@@ -106,6 +106,22 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     expect(await page.locator('#message-from-error').textContent()).toContain('E.164');
   });
 
+  it('answers a Sandbox message holding a NUL character with the error beside its body, and stores nothing', async () => {
+    const account = await t.newAccount();
+    const mine = await giveNumber(t, account);
+    const page = await browser.newPage();
+    await signIn(page, t.url, account.apiKey);
+    await page.goto(`${t.url}/dashboard/sandbox`);
+    const csrf = (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!;
+    const res = await page.request.post(`${t.url}/dashboard/sandbox/inbound-message`, {
+      form: { _csrf: csrf, from: '+14155550997', to: mine, body: 'a\u0000b' },
+    });
+    expect(res.status()).toBe(400);
+    expect(await res.text()).toContain('It must not contain NUL characters.');
+    const { data } = await account.client.GET('/v1/messages', { params: { query: { to: mine } } });
+    expect(data!.data).toEqual([]);
+  });
+
   it('shows a delivered verification code on the Sandbox page and nowhere in the Verifications log', async () => {
     const account = await t.newAccount();
     const to = freshNumber();

@@ -48,6 +48,17 @@ describe.each(ENGINES)('SMPP carrier: inbound messages (%s)', (engine) => {
     await receiver.waitFor((r) => r.filter((w) => w.path === `/${engine}-concat-${_name}`).length === 1);
   });
 
+  it('stores an MO holding a NUL character without it, and acknowledges it (no redelivery loop)', async () => {
+    const to = await holder('nul');
+    const from = freshDestination();
+    await f.smsc.sendMo(from, to, 'before\u0000after', { ucs2: true });
+    const [inbound] = await waitUntil(
+      async () => (await inboundOf(f.account, from)).length === 1 && inboundOf(f.account, from),
+    );
+    expect(inbound.body).toBe('beforeafter');
+    expect(f.smsc.deliverStatuses.at(-1)).toBe(0);
+  });
+
   it('sends the webhook reply back through the SMSC', async () => {
     const tag = 'reply';
     receiver.answer = (w) =>

@@ -90,7 +90,11 @@ export class SmppDeliveries {
   private async inbound(pdu: DeliverSm): Promise<void> {
     const from = e164Of(pdu.sourceAddr);
     const to = e164Of(pdu.destinationAddr);
-    const { text, concat } = decodeShortMessage(pdu);
+    const decoded = decodeShortMessage(pdu);
+    // A NUL character (a UCS-2 U+0000, a 0x00 byte of IA5 or Latin-1) cannot be stored by PostgreSQL: dropped, so
+    // that the message is stored and acknowledged rather than refused and delivered again forever.
+    const text = decoded.text.replaceAll('\u0000', '');
+    const { concat } = decoded;
     if (!(await incomingNumber(this.store.db, to))) {
       this.logger.info({ to }, 'SMPP: dropped an inbound message to a number nobody holds');
       return;

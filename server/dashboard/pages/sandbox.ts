@@ -56,7 +56,9 @@ export function mountSandbox(router: Router, ctx: DashboardContext): void {
         return res.redirect(303, `/dashboard/logs/calls/${encodeURIComponent(call.sid)}`);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
-        errors.to = err.message;
+        const about = err.fieldErrors?.[0];
+        if (about?.field === 'body') errors.body = `It ${about.message}.`;
+        else errors.to = err.message;
       }
     }
     await show(req, res, { errors: { [kind]: errors }, form: { [kind]: form } }, 400);
