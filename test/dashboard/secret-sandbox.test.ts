@@ -106,7 +106,7 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     expect(await page.locator('#message-from-error').textContent()).toContain('E.164');
   });
 
-  it('answers a Sandbox message holding a NUL character with the error beside its body, and stores nothing', async () => {
+  it('answers a Sandbox message holding a NUL with the error beside its body, and stores nothing', async () => {
     const account = await t.newAccount();
     const mine = await giveNumber(t, account);
     const page = await browser.newPage();
