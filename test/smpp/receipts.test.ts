@@ -67,6 +67,25 @@ describe('parseReceipt', () => {
     });
   });
 
+  it('reads a UCS-2 receipt behind a UDH of odd length, and ignores an odd last byte', () => {
+    const text = Buffer.from('id:88 stat:DELIVRD err:000', 'utf16le').swap16();
+    const udh = Buffer.from([0x04, 0x24, 0x02, 0x00, 0x00]);
+    const odd = Buffer.concat([udh, text, Buffer.from([0x41])]);
+    expect(parseReceipt(deliverSm({ esmClass: 0x44, dataCoding: 8, shortMessage: odd }))).toEqual({
+      messageId: '88',
+      state: 'delivered',
+      errorCode: '000',
+    });
+  });
+
+  it('takes an intermediate notification that names no state for a message on its way, not a failure', () => {
+    expect(parseReceipt(deliverSm({ esmClass: 0x20, receiptedMessageId: '99' }))).toEqual({
+      messageId: '99',
+      state: 'enroute',
+    });
+    expect(parseReceipt(deliverSm({ receiptedMessageId: '99' }))).toEqual({ messageId: '99', state: 'unknown' });
+  });
+
   it('answers null for a deliver_sm that is not a receipt (an MO), even one that reads like a receipt', () => {
     expect(parseReceipt(deliverSm({ esmClass: 0, text: textForm('1', 'DELIVRD', '000') }))).toBeNull();
     expect(parseReceipt(deliverSm({ esmClass: 0x40, text: 'hello' }))).toBeNull();

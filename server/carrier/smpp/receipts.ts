@@ -48,7 +48,11 @@ function receiptText(pdu: DeliverSm): string {
     pdu.esmClass & 0x40 && pdu.shortMessage.length > 0
       ? pdu.shortMessage.subarray(1 + pdu.shortMessage[0])
       : pdu.shortMessage;
-  return pdu.dataCoding === 8 ? Buffer.from(bytes).swap16().toString('utf16le') : bytes.toString('latin1');
+  if (pdu.dataCoding !== 8) return bytes.toString('latin1');
+  // UCS-2 is two bytes a character: an odd last byte (a broken receipt) is no character.
+  return Buffer.from(bytes.subarray(0, bytes.length - (bytes.length % 2)))
+    .swap16()
+    .toString('utf16le');
 }
 
 function field(text: string, name: string): string | undefined {
@@ -59,14 +63,16 @@ function field(text: string, name: string): string | undefined {
 export function parseReceipt(pdu: DeliverSm): Receipt | null {
   const type = pdu.esmClass & MESSAGE_TYPE_MASK;
   if (type !== SMSC_DELIVERY_RECEIPT && type !== INTERMEDIATE_NOTIFICATION) return null;
-  const text = pdu.dataCoding === 8 && pdu.shortMessage.length % 2 === 1 ? '' : receiptText(pdu);
+  const text = receiptText(pdu);
   const messageId = pdu.receiptedMessageId || field(text, 'id');
   if (!messageId) return null;
   const stat = field(text, 'stat')?.slice(0, 5).toUpperCase();
   const state =
     (pdu.messageState !== undefined ? STATE_BY_TLV[pdu.messageState] : undefined) ??
     (stat ? STATE_BY_STAT[stat] : undefined) ??
-    'unknown';
+    // An intermediate notification that names no state says the message is on its way; a final receipt that
+    // names none says the SMSC does not know what became of it.
+    (type === INTERMEDIATE_NOTIFICATION ? 'enroute' : 'unknown');
   const errorCode = field(text, 'err');
   return errorCode ? { messageId, state, errorCode } : { messageId, state };
 }
