@@ -117,6 +117,9 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     options.store ??
     (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));
   const services = createServices(config, store, logger, await secret.load(store.db));
+  // A configured key (TELEPHONY_API_KEY) is known already: its account exists before the server answers, so a
+  // client that sees /readyz answer can use the key at once. A generated one waits until the server listens (below).
+  const configured = config.apiKey ? await services.accounts.ensureDefaultAccount(config.apiKey) : null;
   await services.rateLimit?.ready();
   const app = createApp(services);
   // Background work: the jobs table and the webhook events, each its own queue on the same settings.
@@ -161,8 +164,9 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
   services.publicUrl.listeningAt(`http://${host}:${port}`);
-  // Only once the server listens: a first start that cannot listen creates nothing whose key would go unprinted.
-  const createdKey = await services.accounts.ensureDefaultAccount(config.apiKey);
+  // A generated key only once the server listens: a first start that cannot listen creates no account whose key
+  // would go unprinted.
+  const createdKey = config.apiKey ? configured : await services.accounts.ensureDefaultAccount(null);
 
   return {
     url: `http://${host}:${port}`,
