@@ -216,8 +216,8 @@ export class SmppSession {
     const closed = new Promise<void>((resolve) => link.session.once('close', () => resolve()));
     if (link.bound) {
       // Submits in flight get their responses first, as long as they would be waited for anyway.
-      const deadline = Date.now() + this.options.responseTimeoutMs;
-      while (link.inFlight > 0 && Date.now() < deadline && this.link === link) await sleep(10);
+      const deadline = performance.now() + this.options.responseTimeoutMs;
+      while (link.inFlight > 0 && performance.now() < deadline && this.link === link) await sleep(10);
       if (this.link === link) {
         const unbound = new Promise<void>((resolve) => {
           if (!this.request(link, new smpp.PDU('unbind'), () => resolve())) resolve();
