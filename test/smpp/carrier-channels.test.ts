@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { waitUntil } from '../support/wait.js';
+import { signInCookie } from '../support/dashboard.js';
 import { freshDestination, useSmppServer, waitForSubmits } from './carrier-support.js';
 
 describe.each(ENGINES)('SMPP carrier: channels (%s)', (engine) => {
@@ -70,6 +71,18 @@ describe.each(ENGINES)('SMPP carrier: channels (%s)', (engine) => {
       body: { from: '+13125550126', to, body: 'hi' },
     });
     expect(response.status).toBe(404);
+  });
+
+  it("hides the dashboard's Sandbox page: not in the navigation, and its address is the 404 page", async () => {
+    const cookie = (await signInCookie(f.t.url, f.account.apiKey)).split(';')[0];
+    const home = await fetch(`${f.t.url}/dashboard/numbers`, { headers: { cookie } });
+    expect(home.status).toBe(200);
+    const nav = await home.text();
+    expect(nav).toContain('href="/dashboard/numbers"');
+    expect(nav).not.toContain('href="/dashboard/sandbox"');
+    const sandbox = await fetch(`${f.t.url}/dashboard/sandbox`, { headers: { cookie } });
+    expect(sandbox.status).toBe(404);
+    expect(await sandbox.text()).toContain('<title>Not found');
   });
 
   it('offers only SMPP_NUMBERS in the number search, and provisions no other', async () => {
