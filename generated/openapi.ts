@@ -1505,8 +1505,9 @@ export interface components {
             status: components["schemas"]["MessageStatus"];
             direction: components["schemas"]["MessageDirection"];
             channel: components["schemas"]["MessageChannel"];
-            /** @description Segments billed: GSM-7 text fits 160 characters in one segment (153 per segment when
-             *     split), other text 70 (67); MMS and RCS count 1.
+            /** @description Segments billed: GSM-7 text fits 160 characters in one segment (at most 153 per segment
+             *     when split: a two-septet character such as `€` is never cut in two), other text 70 (at
+             *     most 67, an emoji's pair never cut); MMS and RCS count 1.
              *      */
             num_segments: number;
             /** @description Number of attached media. */
