@@ -19,6 +19,8 @@ const ALLOWED = Number(process.env.FUZZ_ALLOWED ?? 2600);
 /** Refused variants between two comparisons of the account's rows. */
 const BATCH = 200;
 const CONCURRENCY = 8;
+// About 30 s each on a quiet machine; CI runs three test files at once on two CPUs.
+const SLOW = { timeout: 90_000 };
 
 describe.each(ENGINES)('fuzzing every operation of the spec (%s)', (engine) => {
   const t = useTestServer({
@@ -60,7 +62,7 @@ describe.each(ENGINES)('fuzzing every operation of the spec (%s)', (engine) => {
     return failures;
   }
 
-  it(`refuses ${REFUSED} malformed requests with a catalogued 4xx problem and changes nothing`, async () => {
+  it(`refuses ${REFUSED} malformed requests with a catalogued 4xx problem and changes nothing`, SLOW, async () => {
     const factory = new RequestFactory(new Random(SEED), operations);
     const random = new Random(SEED ^ 0x5eed);
     const requests = Array.from({ length: REFUSED }, () => factory.malformed(random.pick(operations), target));
@@ -87,7 +89,7 @@ describe.each(ENGINES)('fuzzing every operation of the spec (%s)', (engine) => {
     expect(failures, `seed ${SEED}`).toEqual([]);
   });
 
-  it(`answers ${ALLOWED} valid and odd-but-valid requests without a 5xx`, async () => {
+  it(`answers ${ALLOWED} valid and odd-but-valid requests without a 5xx`, SLOW, async () => {
     const factory = new RequestFactory(new Random(SEED + 1), operations);
     const random = new Random((SEED + 1) ^ 0x5eed);
     const requests = Array.from({ length: ALLOWED }, () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 import { stateOfAccount } from '../support/rows.js';
+import { waitUntil } from '../support/wait.js';
 import { loadSpec } from '../../server/http/spec.js';
 import { callAs, fuzzAccount, type FuzzAccountOf } from './accounts.js';
 
@@ -81,6 +82,17 @@ describe.each(ENGINES)("another account's resources (%s)", (engine) => {
   beforeAll(async () => {
     a = await fuzzAccount(t);
     b = await t.newAccount('intruder');
+    // A's resources were just made: their webhooks and jobs run on for a moment, and "changes nothing" below needs
+    // the account at rest (two reads a second apart alike).
+    await waitUntil(
+      async () => {
+        const first = JSON.stringify(await stateOfAccount(t, a.sid));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        return first === JSON.stringify(await stateOfAccount(t, a.sid));
+      },
+      45_000,
+      'account A at rest',
+    );
   });
 
   const call = (account: { apiKey: string }, method: string, path: string, body?: unknown) =>
