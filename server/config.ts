@@ -2,6 +2,7 @@
 // meaning); the `Config` type, the checks at start and docs/configuration.md (`npm run docs:config`) derive from it.
 import path from 'node:path';
 import type { PrivateAddressPolicy } from './webhooks/address-guard.js';
+import { parseSmppUrl } from './carrier/smpp/url.js';
 
 export class ConfigError extends Error {}
 
@@ -122,8 +123,8 @@ function parseNumberRanges(raw: string): NumberRange[] | undefined {
 
 function smppUrlOk(raw: string): boolean {
   try {
-    const url = new URL(raw);
-    return (url.protocol === 'smpp:' || url.protocol === 'smpps:') && url.username !== '' && url.hostname !== '';
+    parseSmppUrl(raw);
+    return true;
   } catch {
     return false;
   }

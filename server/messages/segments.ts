@@ -2,13 +2,26 @@
 // UCS-2 with 70 UTF-16 code units (67). Characters of the GSM-7 extension table take two septets (an escape and
 // the character) and are never split between segments; neither is a UTF-16 surrogate pair (most emoji), so a
 // segment may hold one unit less than its room. The SMPP carrier sends exactly these segments.
-const GSM7_BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
+/** GSM 03.38 default alphabet, by septet value (0x1B is the escape to the extension table). */
+export const GSM7_TABLE =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-const GSM7_EXTENDED = '\f^{}\\[~]|€';
+/** The extension table: character → septet after the escape. */
+export const GSM7_EXTENSION: Readonly<Record<string, number>> = {
+  '\f': 0x0a,
+  '^': 0x14,
+  '{': 0x28,
+  '}': 0x29,
+  '\\': 0x2f,
+  '[': 0x3c,
+  '~': 0x3d,
+  ']': 0x3e,
+  '|': 0x40,
+  '€': 0x65,
+};
 
-const basic = new Set(GSM7_BASIC);
-const extended = new Set(GSM7_EXTENDED);
+const basic = new Set([...GSM7_TABLE].filter((ch) => ch !== '\x1b'));
+const extended = new Set(Object.keys(GSM7_EXTENSION));
 
 /** Septets of `text` when it is all GSM-7, else null. */
 function gsm7Length(text: string): number | null {

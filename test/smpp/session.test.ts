@@ -2,7 +2,7 @@
 // reconnects, deliver_sm acknowledgement, enquire_link and unbind.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseSmppUrl } from '../../server/carrier/smpp/session.js';
+import { parseSmppUrl } from '../../server/carrier/smpp/url.js';
 import type { ReceivedSubmit } from '../support/smsc.js';
 import { waitUntil } from '../support/wait.js';
 import { part, readiness, sessionForTest, smscForTest } from './session-support.js';

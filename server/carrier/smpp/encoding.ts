@@ -1,26 +1,9 @@
 // Text to SMPP short_message bytes and back. GSM-7 travels unpacked (one septet per byte, data_coding 0), as
 // SMSCs expect in short_message; anything else as UCS-2 (UTF-16BE, data_coding 8). The split into parts is
 // server/messages/segments.ts's, so the parts sent are the segments counted and priced.
-import { splitSegments } from '../../messages/segments.js';
+import { GSM7_EXTENSION, GSM7_TABLE, splitSegments } from '../../messages/segments.js';
 import type { DeliverSm } from './session.js';
 
-/** GSM 03.38 default alphabet, by septet value (0x1B is the escape to the extension table). */
-const GSM7_TABLE =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
-  '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-/** The extension table: character → septet after the escape. */
-const GSM7_EXTENSION: Record<string, number> = {
-  '\f': 0x0a,
-  '^': 0x14,
-  '{': 0x28,
-  '}': 0x29,
-  '\\': 0x2f,
-  '[': 0x3c,
-  '~': 0x3d,
-  ']': 0x3e,
-  '|': 0x40,
-  '€': 0x65,
-};
 const ESCAPE = 0x1b;
 
 const septetOf = new Map([...GSM7_TABLE].map((ch, i) => [ch, i]));

@@ -8,6 +8,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { PDU, Session } from 'smpp';
 import { ESME_RMSGQFUL, ESME_ROK, ESME_RTHROTTLED, ESME_RX_T_APPN, smpp, statusName } from './library.js';
+import { parseSmppUrl, type SmppTarget } from './url.js';
 
 export interface SmppSessionOptions {
   /** smpp://SYSTEM_ID:PASSWORD@HOST:PORT or smpps://... (TLS) */
@@ -84,46 +85,6 @@ const ESME_RINVCMDID = smpp.errors.ESME_RINVCMDID;
 /** SMPP 3.4: the version we speak (receipts with TLVs; 5.0 adds nothing we use). */
 const INTERFACE_VERSION = 0x34;
 
-interface Target {
-  host: string;
-  port: number;
-  tls: boolean;
-  systemId: string;
-  password: string;
-}
-
-/** Reads smpp://SYSTEM_ID:PASSWORD@HOST:PORT (smpps:// for TLS); throws a message that names what is wrong. */
-export function parseSmppUrl(url: string): Target {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error('is not a URL (smpp://SYSTEM_ID:PASSWORD@HOST:PORT)');
-  }
-  if (parsed.protocol !== 'smpp:' && parsed.protocol !== 'smpps:')
-    throw new Error('must start with smpp:// or smpps://');
-  const tls = parsed.protocol === 'smpps:';
-  if (!parsed.hostname) throw new Error('names no host');
-  if (!parsed.username) throw new Error('names no system_id (smpp://SYSTEM_ID:PASSWORD@HOST:PORT)');
-  let systemId: string;
-  let password: string;
-  try {
-    systemId = decodeURIComponent(parsed.username);
-    password = decodeURIComponent(parsed.password);
-  } catch {
-    throw new Error('has a badly percent-encoded system_id or password');
-  }
-  // SMPP 3.4 allows 15 and 8 characters, but SMSCs that take longer ones exist: the SMSC is the judge (a refusal
-  // shows in readiness as `bind refused: ESME_RINVPASWD`).
-  return {
-    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: parsed.port ? Number(parsed.port) : tls ? 3550 : 2775,
-    tls,
-    systemId,
-    password,
-  };
-}
-
 /** A request awaiting its response; settled with null on timeout or when the link drops. */
 interface Pending {
   timer: NodeJS.Timeout;
@@ -151,7 +112,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 const int = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
 export class SmppSession {
-  private readonly target: Target;
+  private readonly target: SmppTarget;
   private state: 'idle' | 'running' | 'closed' = 'idle';
   private link: Link | null = null;
   private reason = 'not started';
