@@ -5,7 +5,8 @@
 // tsx. A block that must not run says so in an HTML comment right above it (`<!-- not run: why -->`), and the
 // test counts them per document, so nothing is skipped silently; a block in any other language must be so marked.
 // Other markers: `<!-- background: wait for "TEXT" -->` waits until the block's output shows TEXT (a server it
-// started), `<!-- expect: "TEXT" -->` asserts the block's output holds TEXT.
+// started), `<!-- expect: "TEXT" -->` asserts the block's output holds TEXT, and `<!-- expect problem: "TEXT" -->`
+// runs a block that shows an error answer with curl's defaults (no failure on an HTTP error) and asserts the same.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -116,7 +117,7 @@ function substitute(code: string, reader: Reader): string {
 interface Ran {
   block: Block;
   /** What the block printed so far (a background job's output keeps growing). */
-  output(): string;
+  output: () => string;
 }
 
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -138,6 +139,7 @@ async function runDocument(doc: string, reader: Reader, env: Record<string, stri
   });
   let said = '';
   let exited: number | null = null;
+  if (bash.pid !== undefined) groups.add(bash.pid);
   bash.stdout.on('data', (d) => (said += d));
   bash.stderr.on('data', (d) => (said += d));
   bash.on('exit', (code) => (exited = code ?? -1));
@@ -147,17 +149,14 @@ async function runDocument(doc: string, reader: Reader, env: Record<string, stri
     for (const [index, block] of blocksOf(doc).entries()) {
       if (block.marker?.kind === 'not run') continue;
       const where = `${block.doc}:${block.line}`;
-      if (process.env.DOCS_TEST_TRACE) console.log(`${(performance.now() / 1000).toFixed(1)} s: ${where}`);
       if (block.lang === 'ts') {
         const file = path.join(dir, `block-${index}.mts`);
         fs.writeFileSync(file, substitute(block.code, reader));
         const readerEnv = { API: reader.api, KEY: reader.key, WHSEC: reader.secret, ...env };
-        const ran = await run(TSX, [file], {
-          cwd: dir,
-          env: { PATH: process.env.PATH, ...readerEnv },
-          timeout: 30_000,
-        });
-        results.push({ block, output: () => ran.stdout + ran.stderr });
+        const ran = await runTs(file, dir, readerEnv);
+        if (ran.code !== 0)
+          throw new Error(`${where} failed (exit ${ran.code}):\n${block.code}\n--- output:\n${ran.output}`);
+        results.push({ block, output: () => ran.output });
         continue;
       }
       if (block.lang !== 'sh' && block.lang !== 'bash') {
@@ -181,8 +180,42 @@ async function runDocument(doc: string, reader: Reader, env: Record<string, stri
     }
     return results;
   } finally {
-    if (bash.pid && exited === null) process.kill(-bash.pid, 'SIGTERM');
+    stopGroup(bash.pid);
   }
+}
+
+/** Process groups this file started (a bash and its background jobs, a ts block): stopped even after a timeout. */
+const groups = new Set<number>();
+
+function stopGroup(pid: number | undefined): void {
+  if (pid === undefined || !groups.delete(pid)) return;
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs a ts block with tsx in a process group of its own, so that what it started dies with it. */
+function runTs(
+  file: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [file], { cwd, env: { PATH: process.env.PATH, ...env }, detached: true });
+    if (child.pid !== undefined) groups.add(child.pid);
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => stopGroup(child.pid), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      stopGroup(child.pid);
+      resolve({ code, output });
+    });
+  });
 }
 
 function read(file: string): string {
@@ -226,7 +259,10 @@ describe('the README and the guides, run as a reader runs them', () => {
     t = await startTestServer('sqlite', { SANDBOX_CALL_SPEED: '20', ADDRESS_VERIFICATION_DELAY: '100ms' });
     port = await freePort();
   });
-  afterAll(() => t?.stop());
+  afterAll(async () => {
+    for (const pid of [...groups]) stopGroup(pid);
+    await t?.stop();
+  });
 
   it('keeps the README within 10 KB', () => {
     expect(fs.statSync(path.join(ROOT, 'README.md')).size).toBeLessThanOrEqual(10 * 1024);
@@ -244,7 +280,7 @@ describe('the README and the guides, run as a reader runs them', () => {
     writeTsProject(dir);
     const blocks = Object.keys(NOT_RUN)
       .flatMap(blocksOf)
-      .filter((b) => b.lang === 'ts' && !b.marker);
+      .filter((b) => b.lang === 'ts' && b.marker?.kind !== 'not run');
     blocks.forEach((b, i) =>
       fs.writeFileSync(path.join(dir, `${path.basename(b.doc, '.md')}-${b.line}-${i}.mts`), b.code),
     );
