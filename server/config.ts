@@ -311,8 +311,8 @@ export const SETTINGS = {
     values: ['sandbox', 'smpp'] as const,
     default: 'sandbox',
     description:
-      'The network behind the API: `sandbox`, the built-in simulation, or `smpp`, a real SMSC for SMS (see the ' +
-      'README\'s "Using a real SMSC"; needs `SMPP_URL`).',
+      'The network behind the API: `sandbox`, the built-in simulation, or `smpp`, a real SMSC for SMS (see ' +
+      'docs/smpp.md; needs `SMPP_URL`).',
   }),
   smppUrl: optional({
     env: 'SMPP_URL',

@@ -219,7 +219,7 @@ export const messageScenarios: Scenario[] = [
   // the load and the receiver.
   { name: 'messages-pipeline', serverCores: '0,1', run: (target, tools) => pipeline(target, tools) },
   // Both again with room for 800 background jobs at once instead of 100 (JOB_CONCURRENCY): the pipeline stays close
-  // behind a high send rate, at the cost of POST throughput under a burst (see the README).
+  // behind a high send rate, at the cost of POST throughput under a burst (see docs/benchmarks.md).
   {
     name: 'messages-post-concurrency',
     env: { JOB_CONCURRENCY: '800' },

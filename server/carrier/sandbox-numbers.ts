@@ -1,4 +1,4 @@
-// The sandbox's magic destination numbers (documented in the spec's Messages tag and the README).
+// The sandbox's magic destination numbers (documented in the spec's Messages tag and docs/messages.md).
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
 
 export type SandboxOutcome =

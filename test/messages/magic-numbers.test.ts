@@ -1,4 +1,4 @@
-// The sandbox's magic destination numbers, as documented in the spec's Messages tag and the README.
+// The sandbox's magic destination numbers, as documented in the spec's Messages tag and docs/messages.md.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestAccount, useTestServer } from '../support/server.js';
 import { accountWithNumber } from '../support/numbers.js';

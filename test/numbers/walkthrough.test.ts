@@ -1,4 +1,5 @@
-// The README's "Phone numbers" walkthrough, run as written against a real server.
+// The phone-number walkthrough the README once had, in TypeScript, run against a real server (docs/numbers.md has it
+// in curl, run by test/docs).
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/server.js';
 import { waitUntil } from '../support/wait.js';
