@@ -35,6 +35,14 @@ function limitDepth(req: Request, _res: Response, next: NextFunction): void {
   next(nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? errors.tooDeep(MAX_BODY_DEPTH) : undefined);
 }
 
+/** What an empty body should have been: a JSON object with the operation's required fields, named. */
+function emptyBodyHint(required: unknown): string {
+  const names = Array.isArray(required) ? required.map((name) => `\`${String(name)}\``) : [];
+  const fields = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  const object = fields ? `a JSON object with ${fields}` : 'a JSON object';
+  return `The body is empty: send ${object} (Content-Type: application/json), or a form.`;
+}
+
 /**
  * Reads the body only of a request to an operation that takes one: a body sent to an unknown route, with a method
  * the path does not take, or to a GET, is left unread, and the validator answers 404 or 405 whatever it holds.
@@ -49,13 +57,12 @@ export function readBody(): RequestHandler {
     // No framing of a body at all (most GETs): nothing to read, and no operation to look up.
     if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return next();
     // Mounted under /v1, where req.path is relative to it.
-    if (!findOperation(req.method, req.baseUrl + req.path)?.bodySchema) return next();
+    const bodySchema = findOperation(req.method, req.baseUrl + req.path)?.bodySchema;
+    if (!bodySchema) return next();
     // Every body the spec takes is required: an empty one is no JSON object (body-parser would make it `{}`). An empty
     // form is a form of no fields, told what it lacks by the validator.
     if (req.headers['content-length'] === '0' && !FORM.test(req.headers['content-type'] ?? '')) {
-      return next(
-        errors.invalidBody('The body is empty: send a JSON object (Content-Type: application/json) or a form.'),
-      );
+      return next(errors.invalidBody(emptyBodyHint(bodySchema.required)));
     }
     // Cut off while the key was checked: body-parser would take an aborted request for one already read.
     if (req.readableAborted && !req.complete) return next(errors.bodyCutShort());

@@ -66,6 +66,18 @@ describe.each(ENGINES)('mistakes and their fixes (%s)', (engine) => {
       body: '',
     });
     const problem = await expectProblem(res, 400, 'invalid_body');
-    expect(problem.detail).toBe('The body is empty: send a JSON object (Content-Type: application/json) or a form.');
+    expect(problem.detail).toBe('The body is empty: send a JSON object (Content-Type: application/json), or a form.');
+  });
+
+  it('names the fields an empty body lacks where the operation requires some', async () => {
+    const res = await fetch(`${t.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '',
+    });
+    const problem = await expectProblem(res, 400, 'invalid_body');
+    expect(problem.detail).toBe(
+      'The body is empty: send a JSON object with `from` and `to` (Content-Type: application/json), or a form.',
+    );
   });
 });
