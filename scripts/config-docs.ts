@@ -15,7 +15,8 @@ export function renderConfigDocs(): string {
     '',
     ...wrap(
       'All settings are environment variables, read once at start. A value that is not accepted, or a rule between ' +
-        'settings that does not hold, stops the server with one message naming every problem.',
+        'settings that does not hold, stops the server with one message naming every problem. What the server ' +
+        'exposes on GET /metrics is listed in [metrics.md](metrics.md).',
     ),
     '',
     '| Variable | Default |',

@@ -19,7 +19,6 @@ import { problemMiddleware } from './http/problem.js';
 import { mountOperations } from './http/operation.js';
 import { loadSpec } from './http/spec.js';
 import { errors } from './errors.js';
-import { createMetrics } from './system/metrics.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 import { mountDashboard } from './dashboard/index.js';
@@ -35,7 +34,7 @@ function createApp(services: Services): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const metrics = createMetrics(store);
+  const { metrics } = services;
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
@@ -131,8 +130,13 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     busy: () => crowdedWithin(BUSY_WINDOW_MS),
     maxYieldMs: MAX_YIELD_MS,
   };
-  const worker = new JobWorker(store, jobHandlers(services), logger, background);
-  const webhookDelivery = services.webhooks.deliveryLoop({ ...background, workerId: worker.workerId });
+  const { claimTimer } = services.metrics.counters;
+  const worker = new JobWorker(store, jobHandlers(services), logger, { ...background, onClaim: claimTimer('jobs') });
+  const webhookDelivery = services.webhooks.deliveryLoop({
+    ...background,
+    workerId: worker.workerId,
+    onClaim: claimTimer('webhooks'),
+  });
   await services.retention.schedule();
   // The carrier's own link to the network (the SMPP session), reporting what arrives on it into the pipeline.
   services.carrier.start?.(store, services.messages.pipeline);

@@ -27,6 +27,7 @@ import type { VerificationCallReports } from './calls/engine/verification-calls.
 import { ProxyCallRelay } from './proxy/call-relay.js';
 import { ProxySessionService } from './proxy/sessions.js';
 import { LogService } from './logs/service.js';
+import { createMetrics, type Metrics } from './system/metrics.js';
 
 export interface Services {
   config: Config;
@@ -59,6 +60,8 @@ export interface Services {
   webhookSecrets: WebhookSecretBox;
   /** What the dashboard's logs read: lists both ways, timelines, webhook deliveries, "retry now". */
   logs: LogService;
+  /** This instance's Prometheus registry (GET /metrics) and the counters the domain increments. */
+  metrics: Metrics;
 }
 
 export function createServices(config: Config, store: Store, logger: Logger, secretKey: string): Services {
@@ -67,7 +70,8 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
       ? new SmppCarrier(config, secretKey, logger)
       : new SandboxCarrier(config, store.dialect, secretKey);
   const webhookSecrets = new WebhookSecretBox(secretKey);
-  const webhooks = new WebhookService(store, config, logger, webhookSecrets);
+  const metrics = createMetrics(store);
+  const webhooks = new WebhookService(store, config, logger, webhookSecrets, metrics.counters);
   const messages = new MessageService(
     store,
     carrier,
@@ -134,8 +138,9 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     verify,
     accountSettings: new AccountSettingsService(store, config.webhookAllowPrivate),
     retention: new Retention(store, config, logger),
-    rateLimit: requestRateLimit(config, store, logger),
+    rateLimit: requestRateLimit(config, store, logger, metrics.counters),
     logs: new LogService(store, webhooks),
+    metrics,
   };
 }
 

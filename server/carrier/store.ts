@@ -36,7 +36,11 @@ export async function moveSendSlot(tx: Tx, from: string, nextAt: string): Promis
 
 /** Keeps the code as the last one the handset at (account, number) received. */
 export async function keepDeliveredCode(tx: Tx, row: SandboxOtpDeliveryRow): Promise<void> {
-  await tx.db
+  await upsertDelivered.run(tx.db, row);
+}
+
+const upsertDelivered = prepared((db, row: SandboxOtpDeliveryRow) =>
+  db
     .insertInto('sandbox_otp_deliveries')
     .values(row)
     .onConflict((oc) =>
@@ -46,9 +50,8 @@ export async function keepDeliveredCode(tx: Tx, row: SandboxOtpDeliveryRow): Pro
         sealed: row.sealed,
         date_sent: row.date_sent,
       }),
-    )
-    .execute();
-}
+    ),
+);
 
 export function deliveredCode(db: Db, accountSid: string, to: string): Promise<SandboxOtpDeliveryRow | undefined> {
   return db

@@ -16,6 +16,7 @@ import {
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
+import type { Counters } from '../system/metrics.js';
 
 /**
  * The window of the burst allowance (s): RATE_LIMIT_BURST − RATE_LIMIT_PER_SECOND extra requests per window. A long
@@ -43,7 +44,12 @@ export interface RequestRateLimit {
 }
 
 /** The limit, or null when it is off (either setting 0). */
-export function requestRateLimit(config: Config, store: Store, logger: Logger): RequestRateLimit | null {
+export function requestRateLimit(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  counters?: Pick<Counters, 'rateLimitRefused'>,
+): RequestRateLimit | null {
   const { rateLimitPerSecond: perSecond, rateLimitBurst: burst } = config;
   if (perSecond === 0 || burst === 0) return null;
   // No offline queue: while Redis is away, requests pass (see below) instead of waiting for it.
@@ -86,6 +92,7 @@ export function requestRateLimit(config: Config, store: Store, logger: Logger): 
             failing = true;
             return next();
           }
+          counters?.rateLimitRefused();
           const resetSeconds = Math.max(1, Math.ceil(refused.msBeforeNext / 1000));
           const headers = {
             'RateLimit-Limit': String(perSecond),

@@ -44,6 +44,8 @@ export interface ClaimLoopOptions {
   busy?: () => boolean;
   yieldMs?: number;
   maxYieldMs?: number;
+  /** Told how long each claim took (seconds), for /metrics. */
+  onClaim?: (seconds: number) => void;
 }
 
 export class ClaimLoop<T> {
@@ -114,8 +116,10 @@ export class ClaimLoop<T> {
       } else yieldMs = 0;
       if (!this.running) break;
       let claimed: T[] = [];
+      const claimStarted = performance.now();
       try {
         claimed = await this.claim(this.batchSize);
+        this.options.onClaim?.((performance.now() - claimStarted) / 1000);
       } catch (err) {
         if (!this.running) break;
         this.logger.error({ err }, `${this.options.name}: claiming failed`);

@@ -84,7 +84,25 @@ for (const country of getCountries()) {
 }
 
 /** Classifies text already known to be phone-number text (see isPhoneNumberText). */
-export function classifyNumber(input: string, country?: CountryCode): ClassifiedNumber {
+/** Numbers classified lately, by country and text: the same numbers come back (a user's number at each sign-in, a
+ * verification's lookup, a list looked up again), and parsing with the full metadata costs more than the rest of
+ * a lookup. The classification depends on nothing else, so it never goes stale; the map starts over when full. */
+const classified = new Map<string, ClassifiedNumber>();
+const CLASSIFIED_CACHE_SIZE = 10_000;
+
+/** classifyNumber, remembered (the result is shared: callers must not change it). */
+export function classifyNumberOnce(input: string, country?: CountryCode): ClassifiedNumber {
+  const key = `${country ?? ''} ${input}`;
+  let result = classified.get(key);
+  if (!result) {
+    result = classifyNumber(input, country);
+    if (classified.size >= CLASSIFIED_CACHE_SIZE) classified.clear();
+    classified.set(key, result);
+  }
+  return result;
+}
+
+function classifyNumber(input: string, country?: CountryCode): ClassifiedNumber {
   const text = input.trim();
   const parsed = parsePhoneNumberFromString(text, country);
   if (parsed?.isValid()) {

@@ -3,7 +3,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { Store } from '../store/db.js';
 import { errors } from '../errors.js';
-import { classifyNumber, isPhoneNumberText, parseCountry, type ClassifiedNumber } from './classify.js';
+import { classifyNumberOnce, isPhoneNumberText, parseCountry, type ClassifiedNumber } from './classify.js';
 import { describe } from '../phone-data/geo-carrier.js';
 import { gatherPlatformSignals } from './signals.js';
 import { NOTHING_SEEN, scoreSpam } from './spam-score.js';
@@ -23,7 +23,7 @@ export class LookupService {
   async lookup(input: string, countryCode?: string, field = 'number'): Promise<PhoneNumberLookup> {
     const country = parseCountry(countryCode);
     if (!isPhoneNumberText(input)) throw errors.invalidField(field, NOT_A_PHONE_NUMBER);
-    const [result] = await this.describeAll([classifyNumber(input, country)]);
+    const [result] = await this.describeAll([classifyNumberOnce(input, country)]);
     return result;
   }
 
@@ -31,7 +31,7 @@ export class LookupService {
   async lookupBatch(inputs: string[], countryCode?: string): Promise<BatchItem[]> {
     if (inputs.length > MAX_BATCH) throw errors.batchTooLarge('phone_numbers', MAX_BATCH, inputs.length);
     const country = parseCountry(countryCode);
-    const classified = inputs.map((input) => (isPhoneNumberText(input) ? classifyNumber(input, country) : null));
+    const classified = inputs.map((input) => (isPhoneNumberText(input) ? classifyNumberOnce(input, country) : null));
     const results = await this.describeAll(classified.filter((c): c is ClassifiedNumber => c !== null));
     let next = 0;
     return inputs.map((input, i) =>

@@ -45,6 +45,44 @@ const selectQueuedCount = prepared((db, accountSid: string) =>
   db.selectFrom('message_queue_counts').select('queued').where('account_sid', '=', accountSid),
 );
 
+// The traffic signals of number lookups (lookups/signals.ts), on every lookup and every verification sent.
+const selectVolumeSince = prepared(
+  (db, numbers: string[], directions: readonly MessageRow['direction'][], since: string) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => [
+        'from_number',
+        eb.fn.countAll<number>().as('sent'),
+        eb.fn.count<number>('to_number').distinct().as('recipients'),
+      ])
+      .where('from_number', 'in', numbers)
+      .where('direction', 'in', directions)
+      .where('date_created', '>=', since)
+      .groupBy('from_number'),
+);
+const selectOutcomesSince = prepared(
+  (
+    db,
+    numbers: string[],
+    directions: readonly MessageRow['direction'][],
+    finished: readonly MessageStatus[],
+    failed: readonly MessageStatus[],
+    since: string,
+  ) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => [
+        'from_number',
+        eb.fn.countAll<number>().as('finished'),
+        eb.fn.sum<number>(eb.case().when('status', 'in', failed).then(1).else(0).end()).as('failed'),
+      ])
+      .where('from_number', 'in', numbers)
+      .where('direction', 'in', directions)
+      .where('date_created', '>=', since)
+      .where('status', 'in', finished)
+      .groupBy('from_number'),
+);
+
 /** How many messages of the account are `queued` (kept by triggers on messages, migration 011_rate_limits). */
 export async function queuedCount(db: Conn, accountSid: string): Promise<number> {
   return Number((await selectQueuedCount.first(db, accountSid))?.queued ?? 0);
@@ -118,18 +156,7 @@ export function outboundVolumeSince(
   directions: readonly MessageRow['direction'][],
   since: string,
 ) {
-  return db
-    .selectFrom('messages')
-    .select((eb) => [
-      'from_number',
-      eb.fn.countAll<number>().as('sent'),
-      eb.fn.count<number>('to_number').distinct().as('recipients'),
-    ])
-    .where('from_number', 'in', numbers)
-    .where('direction', 'in', directions)
-    .where('date_created', '>=', since)
-    .groupBy('from_number')
-    .execute();
+  return selectVolumeSince.all(db, numbers, directions, since);
 }
 
 /** Outbound messages from each of `numbers` since `since` that ended in `finished`, and how many of them in
@@ -142,17 +169,5 @@ export function outboundOutcomesSince(
   failed: readonly MessageStatus[],
   since: string,
 ) {
-  return db
-    .selectFrom('messages')
-    .select((eb) => [
-      'from_number',
-      eb.fn.countAll<number>().as('finished'),
-      eb.fn.sum<number>(eb.case().when('status', 'in', failed).then(1).else(0).end()).as('failed'),
-    ])
-    .where('from_number', 'in', numbers)
-    .where('direction', 'in', directions)
-    .where('date_created', '>=', since)
-    .where('status', 'in', finished)
-    .groupBy('from_number')
-    .execute();
+  return selectOutcomesSince.all(db, numbers, directions, finished, failed, since);
 }

@@ -22,13 +22,14 @@ export function incomingNumber(
 /** Which of these E.164 numbers some account holds. */
 export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
   if (phoneNumbers.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('incoming_numbers')
-    .select('phone_number')
-    .where('phone_number', 'in', phoneNumbers)
-    .execute();
+  const rows = await selectHeld.all(db, phoneNumbers);
   return new Set(rows.map((r) => r.phone_number));
 }
+
+// Read by every number lookup and every verification sent (lookups/signals.ts).
+const selectHeld = prepared((db, phoneNumbers: string[]) =>
+  db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers),
+);
 
 /** Whether any number uses the address. */
 export async function addressInUse(db: Conn, addressSid: string): Promise<boolean> {

@@ -121,6 +121,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         pending = undefined;
       }
       let row: VerificationRow | undefined;
+      let created = false;
       let code = '';
       if (pending && kept) {
         code = kept;
@@ -150,6 +151,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
           date_updated: sentAt,
         };
         await verifications.insertVerification(tx.db, row);
+        created = true;
         await enqueueJob(tx, EXPIRE_JOB, { sid }, { runAt: new Date(row.date_expires) });
       }
       await verifications.recordSend(tx.db, {
@@ -170,7 +172,10 @@ export class VerificationService implements OtpReports, VerificationCallReports 
       // A voice code is a call of the engine's; the carrier hears of it too (the sandbox handset keeps it).
       if (input.channel === 'voice') delivery.callSid = await this.voiceCalls.place(tx, delivery);
       await this.carrier.otp.submitOtp(tx, delivery);
-      const view = await this.view(tx, row);
+      // A new verification's one send is the one just recorded: no need to read it back.
+      const view = created
+        ? verificationView(row, [{ time: sentAt, channel: input.channel }])
+        : await this.view(tx, row);
       await recorder?.record(tx, view);
       return view;
     });

@@ -3,6 +3,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { VerificationChannel, VerificationRow, VerificationStatus } from '../store/schema.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 type Conn = Db | Tx['db'];
 
@@ -62,31 +63,53 @@ export function latestToNumber(db: Conn, accountSid: string, to: string): Promis
     .executeTakeFirst();
 }
 
-export function pendingToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
-  return db
+// The queries of every send, built once (see prepared.ts).
+const selectPending = prepared((db, accountSid: string, to: string) =>
+  db
     .selectFrom('verifications')
     .selectAll()
     .where('account_sid', '=', accountSid)
     .where('to_number', '=', to)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
+    .where(sql<boolean>`status = 'pending'`),
+);
+const insertRow = prepared((db, row: VerificationRow) => db.insertInto('verifications').values(row));
+const insertSend = prepared((db, row: NewSend) => db.insertInto('verification_sends').values(row));
+const selectSends = prepared((db, verificationSid: string) =>
+  db
+    .selectFrom('verification_sends')
+    .select(['date_sent', 'channel'])
+    .where('verification_sid', '=', verificationSid)
+    .orderBy('id'),
+);
+const windowOf = (db: Db, accountSid: string, since: string) =>
+  db
+    .selectFrom('verification_sends')
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<string>('date_sent').as('oldest')])
+    .where('account_sid', '=', accountSid)
+    .where('date_sent', '>', since);
+const selectAccountWindow = prepared(windowOf);
+const selectNumberWindow = prepared((db, accountSid: string, since: string, to: string) =>
+  windowOf(db, accountSid, since).where('to_number', '=', to),
+);
+
+export function pendingToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
+  return selectPending.first(db, accountSid, to);
 }
 
 export async function insertVerification(db: Conn, row: VerificationRow): Promise<void> {
-  await db.insertInto('verifications').values(row).execute();
+  await insertRow.run(db, row);
 }
 
-export async function recordSend(
-  db: Conn,
-  row: {
-    account_sid: string;
-    verification_sid: string;
-    to_number: string;
-    channel: VerificationChannel;
-    date_sent: string;
-  },
-) {
-  await db.insertInto('verification_sends').values(row).execute();
+interface NewSend {
+  account_sid: string;
+  verification_sid: string;
+  to_number: string;
+  channel: VerificationChannel;
+  date_sent: string;
+}
+
+export async function recordSend(db: Conn, row: NewSend) {
+  await insertSend.run(db, row);
 }
 
 /** The verification of the latest voice send to `to` at or before `at` (what a verification call speaks). */
@@ -105,25 +128,16 @@ export async function voiceSendAt(db: Conn, accountSid: string, to: string, at: 
 }
 
 export async function sendsOf(db: Conn, verificationSid: string): Promise<SendAttempt[]> {
-  const rows = await db
-    .selectFrom('verification_sends')
-    .select(['date_sent', 'channel'])
-    .where('verification_sid', '=', verificationSid)
-    .orderBy('id')
-    .execute();
+  const rows = await selectSends.all(db, verificationSid);
   return rows.map((r) => ({ time: r.date_sent, channel: r.channel }));
 }
 
 /** Sends of the account since `since`, to one number when `to` is given. */
 export async function sendsSince(db: Conn, accountSid: string, since: string, to?: string): Promise<Window> {
-  let query = db
-    .selectFrom('verification_sends')
-    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<string>('date_sent').as('oldest')])
-    .where('account_sid', '=', accountSid)
-    .where('date_sent', '>', since);
-  if (to) query = query.where('to_number', '=', to);
-  const row = await query.executeTakeFirstOrThrow();
-  return { count: Number(row.count), oldest: row.oldest ?? null };
+  const row = to
+    ? await selectNumberWindow.first(db, accountSid, since, to)
+    : await selectAccountWindow.first(db, accountSid, since);
+  return { count: Number(row!.count), oldest: row!.oldest ?? null };
 }
 
 /** Moves a pending verification to `set.status`; returns the updated row, or undefined when it was not pending. */
@@ -174,7 +188,12 @@ export function countWrongCode(db: Conn, sid: string, now: string) {
 
 /** Codes sent to each of `numbers` since `since`, and how many of the verifications behind them were approved. */
 export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: string) {
-  return db
+  return selectSendsAndApprovals.all(db, numbers, since);
+}
+
+// Read by every number lookup and every verification sent (lookups/signals.ts).
+const selectSendsAndApprovals = prepared((db, numbers: string[], since: string) =>
+  db
     .selectFrom('verification_sends as s')
     .innerJoin('verifications as v', 'v.sid', 's.verification_sid')
     .select((eb) => [
@@ -187,9 +206,8 @@ export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: strin
     ])
     .where('s.to_number', 'in', numbers)
     .where('s.date_sent', '>=', since)
-    .groupBy('s.to_number')
-    .execute();
-}
+    .groupBy('s.to_number'),
+);
 
 /**
  * Serializes sends of one account on PostgreSQL until the transaction ends, so the rate limits count exactly

@@ -15,6 +15,7 @@ import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEven
 import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
+import type { Counters } from '../system/metrics.js';
 
 /** What signing needs: the account's secrets in clear (the current one first), or why there are none. */
 type Signing = { secrets: string[] | undefined; secretError?: string };
@@ -87,6 +88,8 @@ export class WebhookService {
     private readonly logger: Logger,
     /** Opens the accounts' sealed signing secrets. */
     private readonly secrets: WebhookSecretBox,
+    /** Counts the attempts for /metrics. Attempts are made in the sender's thread but end here, on the main one. */
+    private readonly counters?: Pick<Counters, 'webhookAttempt'>,
   ) {}
 
   /** Registers what to do with the body of a 2xx response for webhooks enqueued with `onResponse.handler` = name. */
@@ -252,6 +255,7 @@ export class WebhookService {
       if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
       return true;
     });
+    if (recorded) this.counters?.webhookAttempt(result.ok ? 'delivered' : giveUp ? 'given_up' : 'retrying');
     if (!recorded || result.ok) return;
     const about = { webhookId: event.id, type: event.type, attempts: attempt, error: result.error };
     if (giveUp) this.logger.warn(about, 'webhook given up');
