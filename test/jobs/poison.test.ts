@@ -102,17 +102,20 @@ describe.each(ENGINES)('poison work (%s)', (engine) => {
     loop.start();
     cleanups.push(() => loop.stop());
     // Closed before the loop stops, which then need not wait for the attempts left hanging.
+    const stuckReceiver = await startReceiver();
+    cleanups.push(() => stuckReceiver.close());
+    // The first event's receiver answers long after a lease, so its attempt never ends before it is claimed again.
+    stuckReceiver.answer = () => ({ status: 200, delayMs: 5_000 });
+    // The later event goes to another receiver: its attempt must not queue behind the hanging ones for a connection.
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
-    // The first event's receiver answers long after a lease, so its attempt never ends before it is claimed again.
-    receiver.answer = (request) => (request.path === '/stuck' ? { status: 200, delayMs: 5_000 } : { status: 200 });
     const enqueue = (path: string, resourceSid: string) =>
       store.transaction((tx) =>
         services.webhooks.enqueue(tx, {
           accountSid: account.sid,
           resourceSid,
           type: 'message.sent',
-          url: `${receiver.url}${path}`,
+          url: `${path === '/stuck' ? stuckReceiver.url : receiver.url}${path}`,
           data: { path },
         }),
       );
