@@ -38,13 +38,28 @@ async function main(): Promise<void> {
     { url: server.url, database: config.databaseUrl ? 'postgres' : `sqlite in ${config.dataDir}` },
     `Telephony API listening on ${server.url}`,
   );
-  const stop = async (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    await server.close();
-    process.exit(0);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal while stopping gives up waiting.
+    if (stopping) {
+      log.warn({ signal }, 'stopping at once');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    server.close({ graceMs: config.shutdownTimeoutMs }).then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', (signal) => void stop(signal));
-  process.once('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {
