@@ -304,9 +304,12 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
       getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)),
     },
   });
-  // An idle connection that breaks (the database restarted, a network cut) leaves the pool, which opens another when
-  // next needed; unhandled, its error would end the process.
-  pool.on('error', (err) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another'));
+  // A connection that breaks (the database restarted, a network cut) leaves the pool, which opens another when next
+  // needed; the query it was running fails on its own. Unhandled, the connection's error would end the process: the
+  // pool listens only on idle connections, so each connection gets its own listener too.
+  const broken = (err: Error) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another');
+  pool.on('error', broken);
+  pool.on('connect', (client) => client.on('error', broken));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);
 }
