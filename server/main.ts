@@ -2,6 +2,9 @@
 import { ConfigError, loadConfig } from './config.js';
 import { ListenError, start } from './app.js';
 
+/** How long after SHUTDOWN_TIMEOUT_MS a shutdown that has not finished gives up (exit 1). */
+const BACKSTOP_MS = 10_000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -47,6 +50,11 @@ async function main(): Promise<void> {
     }
     stopping = true;
     log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    // A backstop: closing what is left (the database) should take moments once the bound has passed.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time; stopping at once');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + BACKSTOP_MS).unref();
     server.close({ graceMs: config.shutdownTimeoutMs }).then(
       () => {
         log.info('stopped');

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import { createRequire } from 'node:module';
 import {
   DEFAULT_MIGRATION_TABLE,
   Kysely,
@@ -284,10 +284,13 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
 
 const INT8_OID = 20;
 
+/** The PostgreSQL driver, loaded only when a database URL is given: the embedded default's start does without it. */
+const postgresDriver = () => createRequire(import.meta.url)('pg') as typeof import('pg');
+
 async function openPostgres(url: string, schema: string | undefined, clock: Clock, logger?: Logger): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
-    const client = new pg.Client({ connectionString: url });
+    const client = new (postgresDriver().Client)({ connectionString: url });
     await client.connect();
     try {
       await client.query(`create schema if not exists "${schema}"`);
@@ -295,6 +298,7 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
       await client.end();
     }
   }
+  const pg = postgresDriver();
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -316,7 +320,7 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
 
 /** Drops a PostgreSQL schema made for a test. */
 export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (postgresDriver().Client)({ connectionString: url });
   await client.connect();
   try {
     await client.query(`drop schema if exists "${schema}" cascade`);
