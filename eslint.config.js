@@ -16,7 +16,7 @@ const anyAllowed = Object.fromEntries(
 );
 
 export default defineConfig(
-  globalIgnores(['generated/', 'data/', 'coverage/', 'client/dist/']),
+  globalIgnores(['generated/', 'data/', 'coverage/', 'client/dist/', 'dist/']),
   {
     files: ['**/*.ts'],
     extends: [eslint.configs.recommended, tseslint.configs.recommendedTypeChecked],

@@ -1093,10 +1093,12 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description Answers 200 when this instance can serve traffic (its database answers, and on the SMPP
-         *     carrier its session is bound to the SMSC), otherwise 503 with a problem of code
-         *     `service_unavailable` whose detail names what is not ready (e.g. `The SMPP session is not
-         *     bound: bind refused: ESME_RINVPASWD`). Public.
+         * @description Answers 200 when this instance can serve traffic (its database answers and holds every
+         *     migration of this version, and on the SMPP carrier its session is bound to the SMSC),
+         *     otherwise 503 with a problem of code `service_unavailable` whose detail names what is not
+         *     ready (e.g. `The SMPP session is not bound: bind refused: ESME_RINVPASWD`); also 503 from
+         *     the moment the instance starts shutting down. It answers 200 again by itself once the
+         *     cause is gone. The database's answer is reused for up to a second. Public.
          *
          */
         get: operations["getReadiness"];
@@ -5247,8 +5249,9 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description Not ready (code `service_unavailable`); the detail says which dependency failed: the
-             *     database, or the SMPP session (unbound, with the reason).
+            /** @description Not ready (code `service_unavailable`); the detail says why: the database (unreachable,
+             *     lacking migrations of this version, or its SQLite file gone), the SMPP session (unbound,
+             *     with the reason), or the instance shutting down.
              *      */
             503: {
                 headers: {

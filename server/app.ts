@@ -22,13 +22,17 @@ import { errors } from './errors.js';
 import { mountSystemRoutes } from './system/routes.js';
 import { handlers } from './routes/index.js';
 import { mountDashboard } from './dashboard/index.js';
+import { Readiness } from './system/readiness.js';
+import { drainable } from './http/drain.js';
 
 /** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
 const BUSY_WINDOW_MS = 50;
 /** The longest background jobs wait between claims while the API stays busy (a sustained burst of requests). */
 const MAX_YIELD_MS = 200;
+/** How long the webhook attempts failed by a shutdown get to find their events released (see stopBackground). */
+const SETTLE_MS = 1000;
 
-function createApp(services: Services): Express {
+function createApp(services: Services, readiness: Readiness): Express {
   const { config, store, logger, accounts } = services;
   const app = express();
   app.disable('x-powered-by');
@@ -59,7 +63,7 @@ function createApp(services: Services): Express {
       ignorePaths: /^\/docs\/assets\//,
     }),
   );
-  mountSystemRoutes(app, store, metrics.registry, config.publicUrl, services.carrier);
+  mountSystemRoutes(app, readiness, metrics.registry, config.publicUrl);
   mountOperations(app, handlers, services);
   app.use((_req, _res, next) => next(errors.noSuchRoute()));
   app.use(problemMiddleware);
@@ -74,7 +78,13 @@ export interface RunningServer {
   createdKey: { account_sid: string; api_key: string; webhook_secret: string } | null;
   /** The background job worker (running unless started with `worker: false`, as is the webhook delivery loop). */
   worker: JobWorker;
-  close(): Promise<void>;
+  /**
+   * Stops the instance: not ready from then on, no new connections, no new claims of jobs or webhook events. With
+   * `graceMs` (SHUTDOWN_TIMEOUT_MS on a signal), the requests in flight and the jobs and webhook attempts in hand get
+   * that long to end, and what is still held then is released for any instance to claim at once; without it, the
+   * requests in flight are cut and the background work in hand is awaited. Then the database is closed.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -120,7 +130,8 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   // client that sees /readyz answer can use the key at once. A generated one waits until the server listens (below).
   const configured = config.apiKey ? await services.accounts.ensureDefaultAccount(config.apiKey) : null;
   await services.rateLimit?.ready();
-  const app = createApp(services);
+  const readiness = new Readiness(store, services.carrier, logger);
+  const app = createApp(services, readiness);
   // Background work: the jobs table and the webhook events, each its own queue on the same settings.
   const background = {
     pollMs: config.jobPollMs,
@@ -145,11 +156,20 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     webhookDelivery.start();
   }
 
-  const stopBackground = async () => {
-    // The carrier first: submits waiting for its link settle as "try again later", so their jobs can end.
+  /** Stops the background work, the work in hand given until `deadline` (performance.now()) to end. */
+  const stopBackground = async (deadline: number, beforeWaiting?: () => Promise<void>) => {
+    const left = () => Math.max(0, deadline - performance.now());
+    // No new claims from now on; the work in hand goes on meanwhile.
+    const jobs = worker.stop(left());
+    const deliveries = webhookDelivery.stopWithin(left());
+    await beforeWaiting?.();
+    // The carrier then: submits waiting for its link settle as "try again later", so their jobs can end.
     await services.carrier.close?.();
-    await Promise.all([worker.stop(), webhookDelivery.stop()]);
+    const [, delivered] = await Promise.all([jobs, deliveries]);
+    if (!delivered) await services.webhooks.releaseHeld(worker.workerId);
     await services.webhooks.close();
+    // The attempts the closed sender failed find their events released, and record nothing (a moment, bounded).
+    if (!delivered) await webhookDelivery.stopWithin(SETTLE_MS);
     await services.rateLimit?.close();
     if (!options.store) await store.close();
   };
@@ -160,10 +180,11 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     });
   } catch (err) {
-    await stopBackground();
+    await stopBackground(Infinity);
     throw new ListenError(config.host, config.port, err);
   }
   server.keepAliveTimeout = 65_000;
+  const drain = drainable(server);
   answerClientErrors(server, logger);
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
@@ -182,12 +203,10 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       webhook_secret: createdKey.webhook_secret,
     },
     worker,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await stopBackground();
+    async close({ graceMs } = {}) {
+      readiness.stop();
+      const deadline = graceMs === undefined ? Infinity : performance.now() + graceMs;
+      await stopBackground(deadline, () => drain(graceMs ?? 0));
     },
   };
 }

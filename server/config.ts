@@ -235,6 +235,16 @@ export const SETTINGS = {
       'jobs and webhooks run again once their lease ends. It must outlast the longest job, and a webhook attempt ' +
       'with a margin (see the rules between settings).',
   }),
+  shutdownTimeoutMs: integer({
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    default: 10_000,
+    min: 0,
+    max: 600_000,
+    description:
+      'On SIGTERM or SIGINT, how long the server waits for the requests in flight and the jobs and webhook attempts ' +
+      'in hand to finish (ms). Connections still open then are closed, and jobs and webhook events still held are ' +
+      'released for any instance to claim at once; then the process exits 0.',
+  }),
   idempotencyLeaseMs: integer({
     env: 'IDEMPOTENCY_LEASE_MS',
     default: 60_000,

@@ -453,6 +453,6 @@ export const errors = {
   internal: () => new ApiError('internal_error', 'An unexpected error occurred; it has been logged.'),
   notImplemented: (operationId: string) =>
     new ApiError('not_implemented', `${operationId} is not implemented yet in this build.`),
-  databaseUnavailable: () => new ApiError('service_unavailable', 'The database does not answer.'),
-  carrierUnavailable: (reason: string) => new ApiError('service_unavailable', reason),
+  /** `/readyz`: the instance cannot serve traffic; `reason` says which dependency failed, or that it is stopping. */
+  notReady: (reason: string) => new ApiError('service_unavailable', reason),
 };

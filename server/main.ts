@@ -2,6 +2,9 @@
 import { ConfigError, loadConfig } from './config.js';
 import { ListenError, start } from './app.js';
 
+/** How long after SHUTDOWN_TIMEOUT_MS a shutdown that has not finished gives up (exit 1). */
+const BACKSTOP_MS = 10_000;
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -38,13 +41,33 @@ async function main(): Promise<void> {
     { url: server.url, database: config.databaseUrl ? 'postgres' : `sqlite in ${config.dataDir}` },
     `Telephony API listening on ${server.url}`,
   );
-  const stop = async (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    await server.close();
-    process.exit(0);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal while stopping gives up waiting.
+    if (stopping) {
+      log.warn({ signal }, 'stopping at once');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    // A backstop: closing what is left (the database) should take moments once the bound has passed.
+    setTimeout(() => {
+      log.error('shutdown did not finish in time; stopping at once');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + BACKSTOP_MS).unref();
+    server.close({ graceMs: config.shutdownTimeoutMs }).then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', (signal) => void stop(signal));
-  process.once('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((err) => {

@@ -6,6 +6,7 @@ import { proxyScenarios } from './proxy.js';
 import { dashboardScenarios } from './dashboard.js';
 import type { Seeded } from './dashboard-seed.js';
 import { smppScenarios } from './smpp.js';
+import { systemScenarios } from './system.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -211,6 +212,7 @@ export const scenarios: Scenario[] = [
       return [row('GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results)', loaded, baseGet), ...lines];
     },
   },
+  ...systemScenarios,
   ...messageScenarios,
   ...callScenarios,
   ...proxyScenarios,

@@ -2,7 +2,8 @@
 // 1-second window, then a burst allowance, then 429 rate_limited. Counted in Redis when REDIS_URL is set, else in the
 // database on PostgreSQL (either way every instance draws on one budget), else in memory (SQLite: one process).
 import type { NextFunction, Request, Response } from 'express';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
 import {
@@ -43,6 +44,9 @@ export interface RequestRateLimit {
   close(): Promise<void>;
 }
 
+/** ioredis, loaded only when REDIS_URL is set: loading it costs a fifth of a start's CPU time. */
+const redisClient = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
+
 /** The limit, or null when it is off (either setting 0). */
 export function requestRateLimit(
   config: Config,
@@ -55,7 +59,7 @@ export function requestRateLimit(
   // No offline queue: while Redis is away, requests pass (see below) instead of waiting for it.
   // A command that Redis does not answer within REDIS_COMMAND_TIMEOUT_MS fails, and the request passes.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, {
+    ? new (redisClient())(config.redisUrl, {
         enableOfflineQueue: false,
         commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
         maxRetriesPerRequest: 1,

@@ -1,12 +1,16 @@
 // Loads spec/openapi.yaml once: the document served to users, and the operation table routes are built from.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import type { operations } from '../../generated/openapi.js';
 
 export type OperationId = keyof operations;
 
 const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+/** Compiled (dist/), the build has parsed the YAML already into this file: JSON reads ten times faster at start. */
+const PARSED_PATH = import.meta.url.endsWith('.js')
+  ? fileURLToPath(new URL('../../spec/openapi.json', import.meta.url))
+  : null;
 
 type Schema = Record<string, any>;
 
@@ -37,7 +41,11 @@ let cached: LoadedSpec | null = null;
 export function loadSpec(): LoadedSpec {
   if (cached) return cached;
   const yaml = fs.readFileSync(SPEC_PATH, 'utf8');
-  const document = YAML.parse(yaml) as Schema;
+  const json = PARSED_PATH ? fs.readFileSync(PARSED_PATH, 'utf8') : null;
+  // The YAML parser is loaded only when needed: loading it costs the compiled server's start a little too.
+  const document = (
+    json ? JSON.parse(json) : (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(yaml)
+  ) as Schema;
   const ops: OperationInfo[] = [];
   for (const [path, item] of Object.entries<Schema>(document.paths ?? {})) {
     for (const method of METHODS) {
@@ -55,7 +63,7 @@ export function loadSpec(): LoadedSpec {
       });
     }
   }
-  cached = { document, yaml, json: JSON.stringify(document), operations: ops };
+  cached = { document, yaml, json: json ?? JSON.stringify(document), operations: ops };
   return cached;
 }
 

@@ -87,12 +87,24 @@ export class ClaimLoop<T> {
 
   /** Stops claiming, and waits for the items already running to end. */
   async stop(): Promise<void> {
+    await this.stopWithin(Infinity);
+  }
+
+  /**
+   * Stops claiming, and waits for the items already running to end for `withinMs` at most (a graceful shutdown's
+   * bound); false when some were still running then (their claimer releases them: see releaseJobs).
+   */
+  async stopWithin(withinMs: number): Promise<boolean> {
     this.running = false;
     this.options.wake?.emitter.off(this.options.wake.event, this.onSignal);
     if (this.pendingWake) clearTimeout(this.pendingWake);
     this.wake?.();
     await this.loop;
-    await Promise.all(this.inFlight);
+    const ended = Promise.all(this.inFlight).then(() => true);
+    if (withinMs === Infinity) return ended;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, withinMs))));
+    return Promise.race([ended, late]).finally(() => clearTimeout(timer));
   }
 
   private async run(): Promise<void> {

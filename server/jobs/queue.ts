@@ -187,6 +187,20 @@ export async function retryJob(db: Db, job: Job, workerId: string, error: string
   });
 }
 
+/**
+ * Gives back every job `workerId` holds (a stopping instance's, whose runs did not end in time): due again at once for
+ * any instance, and that claim not counted towards JOB_MAX_CLAIMS (the instance stopped, its run did not kill it).
+ * Returns how many.
+ */
+export async function releaseJobs(db: Db, workerId: string): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set((eb) => ({ locked_by: null, locked_until: null, claims: eb('claims', '-', 1) }))
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** How many jobs are dead, by kind (read through the partial index of dead jobs). */
 export async function deadJobsByKind(db: Db): Promise<{ kind: string; count: number }[]> {
   const rows = await db

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
-import { claimJobs, continueJob, finishJob, holdJob, retryJob, type Job } from './queue.js';
+import { claimJobs, continueJob, finishJob, holdJob, releaseJobs, retryJob, type Job } from './queue.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
 import { dateIn } from '../clock.js';
@@ -95,9 +95,14 @@ export class JobWorker {
     this.loop.start();
   }
 
-  /** Stops claiming, and waits for the jobs already running to end. */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  /**
+   * Stops claiming, and waits for the jobs already running to end, for `withinMs` at most; the jobs still held then
+   * are released, due again at once for any instance (rather than after their lease).
+   */
+  async stop(withinMs = Infinity): Promise<void> {
+    if (await this.loop.stopWithin(withinMs)) return;
+    const released = await releaseJobs(this.store.db, this.workerId);
+    if (released) this.logger.warn({ released }, 'job worker: released the jobs still running at shutdown');
   }
 
   private async runOne(job: Job): Promise<void> {

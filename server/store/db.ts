@@ -3,8 +3,17 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type Transaction } from 'kysely';
+import { createRequire } from 'node:module';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+  type Transaction,
+} from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor, type MigrationContext } from './migrations/index.js';
@@ -63,7 +72,14 @@ export class Store {
      * SQLite: the file behind `db` (with its statement cache), for the transactions to run on directly, and a
      * second, read-only connection for the reads made outside transactions.
      */
-    private readonly sqlite?: { path: string; file: SQLite.Database; reader: SQLite.Database; logger?: Logger },
+    private readonly sqlite?: {
+      path: string;
+      /** The file's inode when opened: another one at the path means the file was replaced. */
+      ino: number;
+      file: SQLite.Database;
+      reader: SQLite.Database;
+      logger?: Logger;
+    },
     /** The app instance's clock: services and transactions read the current time from it. */
     readonly clock: Clock = systemClock,
   ) {
@@ -88,7 +104,7 @@ export class Store {
   static async open(options: StoreOptions): Promise<Store> {
     const clock = options.clock ?? systemClock;
     const store = options.databaseUrl
-      ? await openPostgres(options.databaseUrl, options.schema, clock)
+      ? await openPostgres(options.databaseUrl, options.schema, clock, options.logger)
       : openSqlite(options.dataDir ?? './data', clock, options.logger);
     try {
       await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
@@ -129,6 +145,35 @@ export class Store {
 
   async ping(): Promise<void> {
     await sql`select 1`.execute(this.db);
+  }
+
+  /**
+   * Why this store cannot serve now, or null when it can: its database answers, is still the file it opened
+   * (SQLite), and holds every migration this version knows (a database restored from an older backup would not).
+   */
+  async unhealthy(): Promise<string | null> {
+    if (this.sqlite) {
+      // SQLite keeps reading a removed or replaced file through its open handle: look at the path itself.
+      let ino: number;
+      try {
+        ino = fs.statSync(this.sqlite.path).ino;
+      } catch (err) {
+        return `The database file ${this.sqlite.path} cannot be read (${(err as NodeJS.ErrnoException).code}).`;
+      }
+      if (ino !== this.sqlite.ino)
+        return `The database file ${this.sqlite.path} was replaced since the server opened it.`;
+    }
+    let applied: Set<string>;
+    try {
+      const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db);
+      applied = new Set(rows.rows.map((row) => row.name));
+    } catch (err) {
+      return `The database does not answer: ${(err as Error).message}`;
+    }
+    const pending = Object.keys(migrationsFor(this.dialect)).filter((name) => !applied.has(name));
+    if (pending.length)
+      return `The database lacks ${pending.length} migration(s) of this version: ${pending.join(', ')}.`;
+    return null;
   }
 
   async close(): Promise<void> {
@@ -187,7 +232,8 @@ function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   // transactions neither wait for the group commit in progress nor see its uncommitted rows.
   const reader = new SQLite(filePath, { readonly: true });
   reader.pragma('busy_timeout = 5000');
-  const sqlite = { path: filePath, file: cached, reader: withStatementCache(reader), logger };
+  const ino = fs.statSync(filePath).ino;
+  const sqlite = { path: filePath, ino, file: cached, reader: withStatementCache(reader), logger };
   return new Store(db, 'sqlite', undefined, sqlite, clock);
 }
 
@@ -238,10 +284,13 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
 
 const INT8_OID = 20;
 
-async function openPostgres(url: string, schema: string | undefined, clock: Clock): Promise<Store> {
+/** The PostgreSQL driver, loaded only when a database URL is given: the embedded default's start does without it. */
+const postgresDriver = () => createRequire(import.meta.url)('pg') as typeof import('pg');
+
+async function openPostgres(url: string, schema: string | undefined, clock: Clock, logger?: Logger): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
-    const client = new pg.Client({ connectionString: url });
+    const client = new (postgresDriver().Client)({ connectionString: url });
     await client.connect();
     try {
       await client.query(`create schema if not exists "${schema}"`);
@@ -249,6 +298,7 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
       await client.end();
     }
   }
+  const pg = postgresDriver();
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -258,13 +308,19 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
       getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)),
     },
   });
+  // A connection that breaks (the database restarted, a network cut) leaves the pool, which opens another when next
+  // needed; the query it was running fails on its own. Unhandled, the connection's error would end the process: the
+  // pool listens only on idle connections, so each connection gets its own listener too.
+  const broken = (err: Error) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another');
+  pool.on('error', broken);
+  pool.on('connect', (client) => client.on('error', broken));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);
 }
 
 /** Drops a PostgreSQL schema made for a test. */
 export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (postgresDriver().Client)({ connectionString: url });
   await client.connect();
   try {
     await client.query(`drop schema if exists "${schema}" cascade`);

@@ -3,9 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Express, type Request } from 'express';
 import type { Registry } from 'prom-client';
-import type { Store } from '../store/db.js';
-import type { Carrier } from '../carrier/carrier.js';
 import { errors } from '../errors.js';
+import { problemBody } from '../http/problem.js';
+import type { Readiness } from './readiness.js';
 import { loadSpec } from '../http/spec.js';
 import { mountProblemPages } from './problems.js';
 
@@ -61,10 +61,9 @@ class ServedSpec {
 
 export function mountSystemRoutes(
   app: Express,
-  store: Store,
+  readiness: Readiness,
   registry: Registry,
   publicUrl: string | null,
-  carrier: Pick<Carrier, 'readiness'>,
 ): void {
   const spec = new ServedSpec(publicUrl);
   app.get('/', (_req, res) => res.redirect(302, '/docs'));
@@ -74,16 +73,16 @@ export function mountSystemRoutes(
   app.use('/docs/assets', express.static(swaggerUiDir, { index: false, maxAge: '1h' }));
   mountProblemPages(app);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  app.get('/readyz', async (_req, res, next) => {
-    try {
-      await store.ping();
-    } catch {
-      return next(errors.databaseUnavailable());
-    }
-    // A carrier that keeps a connection (SMPP) is ready only while it is up: traffic sent meanwhile waits.
-    const link = carrier.readiness?.();
-    if (link && !link.ready) return next(errors.carrierUnavailable(link.reason ?? 'The carrier is not connected.'));
-    res.json({ status: 'ok', database: 'ok', ...(link ? { carrier: 'ok' as const } : {}) });
+  app.get('/readyz', async (req, res) => {
+    const reason = await readiness.reason();
+    // Answered here, not through the error middleware: not being ready is an expected state, logged by Readiness
+    // when it changes, never as a failed request.
+    if (reason)
+      return void res
+        .status(503)
+        .type('application/problem+json')
+        .send(problemBody(errors.notReady(reason), req.id));
+    res.json({ status: 'ok', database: 'ok', ...(readiness.hasLink ? { carrier: 'ok' as const } : {}) });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());

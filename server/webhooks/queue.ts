@@ -126,6 +126,20 @@ export async function releaseEvent(db: Tx['db'], id: string, workerId: string, o
   return (await releaseHeld.run(db, id, workerId, change)) === 1;
 }
 
+/**
+ * Gives back every pending event `workerId` holds (a stopping instance's, whose attempts did not end in time): due
+ * again at once for any instance, that claim not counted towards JOB_MAX_CLAIMS. Returns how many.
+ */
+export async function releaseEvents(db: Db, workerId: string): Promise<number> {
+  const result = await db
+    .updateTable('webhook_events')
+    .set((eb) => ({ locked_by: null, locked_until: null, claims: eb('claims', '-', 1) }))
+    .where(sql<boolean>`status = 'pending'`)
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Records one delivery attempt of an event, in the transaction that releases it. */
 export async function recordAttempt(db: Tx['db'], attempt: Omit<WebhookAttemptRow, 'id'>): Promise<void> {
   await insertAttempt.run(db, attempt);

@@ -17,8 +17,6 @@ export interface SendRequest {
   options: DeliverOptions;
 }
 
-const ENTRY = new URL('./sender-thread.ts', import.meta.url);
-
 export class WebhookSender {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, (result: AttemptResult) => void>();
@@ -52,7 +50,7 @@ export class WebhookSender {
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = startThread(ENTRY, { name: 'webhook-sender' });
+    const worker = startThread(import.meta.url, 'sender-thread', { name: 'webhook-sender' });
     // Pending deliveries keep their jobs; the thread alone must not hold the process open.
     worker.unref();
     worker.on('message', (answers: { seq: number; result: AttemptResult }[]) => {

@@ -11,7 +11,7 @@ import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import { claimEvents, recordAttempt, recordEvent, releaseEvent, type ClaimedEvent } from './queue.js';
+import { claimEvents, recordAttempt, recordEvent, releaseEvent, releaseEvents, type ClaimedEvent } from './queue.js';
 import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
@@ -125,6 +125,15 @@ export class WebhookService {
   /** Makes a given-up event of the account due again now, for one more attempt; false when there is none such. */
   retryNow(accountSid: string, eventId: string): Promise<boolean> {
     return this.store.transaction((tx) => retryGivenUpEvent(tx, accountSid, eventId, nowIso(tx.clock)));
+  }
+
+  /**
+   * Gives back the pending events `workerId` still holds (attempts that did not end before a shutdown's bound): due
+   * again at once for any instance. Their attempts, once the sender closes, find their lease gone and record nothing.
+   */
+  async releaseHeld(workerId: string): Promise<void> {
+    const released = await releaseEvents(this.store.db, workerId);
+    if (released) this.logger.warn({ released }, 'webhook delivery: released the events still in hand at shutdown');
   }
 
   /** Stops the sender thread; attempts in flight count as failed and are retried after a restart. */

@@ -44,3 +44,27 @@ export function killServerProcess(child: ChildProcess): Promise<void> {
     process.kill(-child.pid!, 'SIGKILL');
   });
 }
+
+export interface ServerProcess {
+  child: ChildProcess;
+  /** Everything it wrote so far (stdout and stderr). */
+  output(): string;
+  /** Its end: the exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the server in one node process: a `.ts` entry through tsx's loader (not tsx's command, which would stand
+ * between a signal and the server), a `.js` or `.mjs` one (the compiled build) as it is.
+ */
+export function spawnServer(env: NodeJS.ProcessEnv, entry = 'server/main.ts'): ServerProcess {
+  const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}

@@ -33,7 +33,6 @@ export interface CheckpointerOptions {
   logger?: Logger;
 }
 
-const ENTRY = new URL('./checkpoint-thread.ts', import.meta.url);
 const RESTART_AFTER_MS = 10_000;
 
 export class WalCheckpointer {
@@ -78,7 +77,10 @@ export class WalCheckpointer {
   }
 
   private start(): Worker {
-    const worker = startThread(ENTRY, { name: 'sqlite-checkpoint', workerData: { path: this.path } });
+    const worker = startThread(import.meta.url, 'checkpoint-thread', {
+      name: 'sqlite-checkpoint',
+      workerData: { path: this.path },
+    });
     // The thread must not keep the process alive on its own; close() ends it.
     worker.unref();
     worker.on('message', (outcome: CheckpointOutcome) => {

@@ -1,0 +1,9 @@
+// `npm start`: runs the compiled server (dist/), building it first when it is missing or older than its sources.
+import { build, staleReason } from './build.mjs';
+
+const stale = staleReason();
+if (stale) {
+  console.error(`Building the server (${stale})...`);
+  build();
+}
+await import('../dist/server/main.js');

@@ -1,0 +1,70 @@
+// The compiled build as `npm start` runs it: built once here, started from dist/ without tsx, it answers /readyz and
+// serves what needs its files (the spec, the dashboard's views, the webhook sender's thread, the migrations).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelephonyClient } from '../../client/index.js';
+import { testEnv } from '../support/server.js';
+import { freePort } from '../support/prism.js';
+import { ROOT, spawnServer, type ServerProcess } from '../support/run.js';
+import { waitUntil } from '../support/wait.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+
+const API_KEY = 'tk_compiled_test_key_0123456789abcd';
+
+// The build is the same for both engines; SQLite is the one `npm start` uses out of the box.
+describe('the compiled server (npm start)', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-compiled-'));
+  let server: ServerProcess;
+  let receiver: WebhookReceiver;
+  let url: string;
+  beforeAll(async () => {
+    const built = await new Promise<number | null>((resolve) => {
+      const build = spawn(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'ignore' });
+      build.once('exit', resolve);
+    });
+    expect(built).toBe(0);
+    receiver = await startReceiver();
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    server = spawnServer(
+      testEnv('sqlite', dataDir, { ...FAST_PIPELINE, PORT: String(port), TELEPHONY_API_KEY: API_KEY }),
+      'scripts/start.mjs',
+    );
+  }, 240_000);
+  afterAll(async () => {
+    if (server.child.exitCode === null) server.child.kill('SIGTERM');
+    await server.exited;
+    await receiver.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs from dist/, answers /readyz 200, and sends a message with its status callback', async () => {
+    await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000, 'the compiled server ready');
+    // Started without building again (dist/ is current), and without tsx: no TypeScript file could load.
+    expect(server.output()).not.toContain('Building the server');
+    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+    const search = await client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: { path: { country: 'US' }, query: { page_size: 1 } },
+    });
+    const held = await client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: search.data!.data[0].phone_number },
+    });
+    const sent = await client.POST('/v1/messages', {
+      body: { from: held.data!.phone_number, to: '+14155550199', body: 'hi', status_callback: `${receiver.url}/s` },
+    });
+    expect(sent.response.status).toBe(201);
+    await waitForStatus(client, sent.data!.sid, 'delivered');
+    await receiver.waitFor((r) => r.some((w) => w.json?.type === 'message.delivered'));
+  });
+
+  it('serves the spec and the dashboard pages from its copied files', async () => {
+    expect((await fetch(`${url}/openapi.yaml`)).status).toBe(200);
+    const page = await fetch(`${url}/dashboard/sign-in`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form');
+  });
+});

@@ -1,0 +1,163 @@
+// /readyz tells the truth: 503 with the reason while the database is unreachable, lacks a migration of this version
+// or (SQLite) its file is gone, and 200 again by itself once that is undone; a change is logged once, at warn.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { start, type RunningServer } from '../../server/app.js';
+import { SQLITE_FILE, dropPostgresSchema } from '../../server/store/db.js';
+import { migrationsFor } from '../../server/store/migrations/index.js';
+import { ENGINES, testEnv, type Engine } from '../support/server.js';
+import { waitUntil } from '../support/wait.js';
+
+/** The server with its log lines kept, on `databaseUrl` when given (PostgreSQL through the test's proxy). */
+async function startLogged(engine: Engine, env: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-ready-'));
+  const config = loadConfig(testEnv(engine, dataDir, env));
+  const lines: { level: number; msg: string; reason?: string }[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const server = await start(config, { logger: pino({ level: 'info' }, sink) });
+  return {
+    server,
+    dataDir,
+    lines,
+    async stop() {
+      await server.close();
+      if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function readiness(server: RunningServer) {
+  const res = await fetch(`${server.url}/readyz`);
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any };
+}
+
+const waitForStatus = (server: RunningServer, status: number, what: string) =>
+  waitUntil(async () => ((await readiness(server)).status === status ? readiness(server) : undefined), 10_000, what);
+
+describe.each(ENGINES)('readiness (%s)', (engine) => {
+  let t: Awaited<ReturnType<typeof startLogged>>;
+  beforeAll(async () => {
+    t = await startLogged(engine);
+  });
+  afterAll(() => t.stop());
+
+  it('answers 503 naming a migration the database lacks, and 200 once it has it again, without a restart', async () => {
+    const db = t.server.services.store.db;
+    const last = Object.keys(migrationsFor(engine)).at(-1)!;
+    const row = await sql<{ name: string; timestamp: string }>`select * from kysely_migration where name = ${last}`
+      .execute(db)
+      .then((r) => r.rows[0]);
+    await sql`delete from kysely_migration where name = ${last}`.execute(db);
+    const pending = await waitForStatus(t.server, 503, 'a 503 for the pending migration');
+    expect(pending.type).toMatch(/^application\/problem\+json/);
+    expect(pending.body).toMatchObject({ status: 503, code: 'service_unavailable' });
+    expect(pending.body.detail).toContain(last);
+    await sql`insert into kysely_migration (name, timestamp) values (${row.name}, ${row.timestamp})`.execute(db);
+    expect((await waitForStatus(t.server, 200, 'readiness again')).body).toEqual({ status: 'ok', database: 'ok' });
+  });
+
+  it('logs a change of readiness once, at warn, and no failed request however often it is polled', async () => {
+    const from = t.lines.length;
+    await sql`update kysely_migration set name = 'renamed' where name = ${'001_core'}`.execute(
+      t.server.services.store.db,
+    );
+    await waitForStatus(t.server, 503, 'a 503');
+    for (let n = 0; n < 5; n++) expect((await readiness(t.server)).status).toBe(503);
+    await sql`update kysely_migration set name = '001_core' where name = 'renamed'`.execute(t.server.services.store.db);
+    await waitForStatus(t.server, 200, 'readiness again');
+    const logged = t.lines.slice(from);
+    expect(logged.filter((l) => l.level >= 50)).toEqual([]);
+    expect(logged.filter((l) => l.msg === 'not ready')).toEqual([
+      expect.objectContaining({ level: 40, reason: expect.stringContaining('001_core') }),
+    ]);
+    expect(logged.filter((l) => l.msg === 'ready again')).toHaveLength(1);
+  });
+});
+
+describe('readiness with the SQLite file gone', () => {
+  let t: Awaited<ReturnType<typeof startLogged>>;
+  beforeAll(async () => {
+    t = await startLogged('sqlite');
+  });
+  afterAll(() => t.stop());
+
+  it('answers 503 while the database file is removed, and 200 once it is back', async () => {
+    const file = path.join(t.dataDir, SQLITE_FILE);
+    fs.renameSync(file, `${file}.away`);
+    try {
+      const gone = await waitForStatus(t.server, 503, 'a 503 for the missing file');
+      expect(gone.body.detail).toContain(SQLITE_FILE);
+    } finally {
+      fs.renameSync(`${file}.away`, file);
+    }
+    await waitForStatus(t.server, 200, 'readiness again');
+  });
+});
+
+/** A loopback TCP proxy to PostgreSQL that the test can cut (every connection closed, new ones refused) and mend. */
+async function startProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const server = net.createServer((client) => {
+    if (cut) return void client.destroy();
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    cut() {
+      cut = true;
+      for (const s of sockets) s.destroy();
+    },
+    mend() {
+      cut = false;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreachable', () => {
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let t: Awaited<ReturnType<typeof startLogged>>;
+  beforeAll(async () => {
+    const target = new URL(process.env.TEST_DATABASE_URL!);
+    proxy = await startProxy(target);
+    const through = new URL(target);
+    through.host = `127.0.0.1:${proxy.port}`;
+    t = await startLogged('postgres', { DATABASE_URL: through.href });
+  });
+  afterAll(async () => {
+    proxy.mend();
+    await t.stop();
+    await proxy.close();
+  });
+
+  it('answers 503 while the database cannot be reached, and 200 once it can, without a restart', async () => {
+    proxy.cut();
+    const down = await waitForStatus(t.server, 503, 'a 503 for the unreachable database');
+    expect(down.body).toMatchObject({ code: 'service_unavailable' });
+    expect(down.body.detail).toMatch(/^The database (does not answer|did not answer)/);
+    proxy.mend();
+    await waitForStatus(t.server, 200, 'readiness again');
+    expect(t.lines.filter((l) => l.msg === 'request failed')).toEqual([]);
+  });
+});
