@@ -434,6 +434,14 @@ export const SETTINGS = {
     max: 1_000_000,
     description: 'Sandbox: messages per second one `from` number may hand to the network (like a long code).',
   }),
+  sandboxRecordHandovers: bool({
+    env: 'SANDBOX_RECORD_HANDOVERS',
+    description:
+      "Sandbox: record each message handed to the network as a row of `sandbox_handovers`, in the hand-over's " +
+      'transaction, so a run can count hand-overs per message (the cluster bench and test do).',
+    default: '`false`',
+    fallback: () => false,
+  }),
   sandboxCallRingMs: integer({
     env: 'SANDBOX_CALL_RING_MS',
     default: 3000,

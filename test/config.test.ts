@@ -65,6 +65,7 @@ describe('configuration from the environment', () => {
       sandboxSlowDeliveryMs: 5000,
       sandboxReadDelayMs: 500,
       sandboxMessagesPerSecond: 10,
+      sandboxRecordHandovers: false,
       sandboxCallRingMs: 3000,
       sandboxCallSpeed: 1,
       callFetchTimeoutMs: 10_000,

@@ -18,6 +18,7 @@ import * as proxyOpenCounts from './014_proxy_open_counts.js';
 import * as dashboardSessions from './015_dashboard_sessions.js';
 import * as webhookDashboard from './016_webhook_dashboard.js';
 import * as smpp from './017_smpp.js';
+import * as sandboxHandovers from './018_sandbox_handovers.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -45,6 +46,7 @@ const MIGRATIONS: [string, Up][] = [
   ['015_dashboard_sessions', dashboardSessions.up],
   ['016_webhook_dashboard', webhookDashboard.up],
   ['017_smpp', smpp.up],
+  ['018_sandbox_handovers', sandboxHandovers.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
