@@ -42,10 +42,14 @@ const updateScheduledIn = prepared(
 );
 
 const selectQueuedCount = prepared((db, accountSid: string) =>
-  db.selectFrom('message_queue_counts').select('queued').where('account_sid', '=', accountSid),
+  db
+    .selectFrom('message_queue_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('queued').as('queued'))
+    .where('account_sid', '=', accountSid),
 );
 
-/** How many messages of the account are `queued` (kept by triggers on messages, migration 011_rate_limits). */
+/** How many messages of the account are `queued`: the sum of the rows triggers on messages keep (migrations 011, and
+ * 019 on PostgreSQL). */
 export async function queuedCount(db: Conn, accountSid: string): Promise<number> {
   return Number((await selectQueuedCount.first(db, accountSid))?.queued ?? 0);
 }

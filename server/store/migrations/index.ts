@@ -19,6 +19,7 @@ import * as dashboardSessions from './015_dashboard_sessions.js';
 import * as webhookDashboard from './016_webhook_dashboard.js';
 import * as smpp from './017_smpp.js';
 import * as sandboxHandovers from './018_sandbox_handovers.js';
+import * as queueCountStripes from './019_queue_count_stripes.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -47,6 +48,7 @@ const MIGRATIONS: [string, Up][] = [
   ['016_webhook_dashboard', webhookDashboard.up],
   ['017_smpp', smpp.up],
   ['018_sandbox_handovers', sandboxHandovers.up],
+  ['019_queue_count_stripes', queueCountStripes.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
