@@ -183,6 +183,18 @@ export const SETTINGS = {
     accepts: 'a lowercase identifier',
     read: (raw) => (/^[a-z_][a-z0-9_]{0,62}$/.test(raw) ? raw : undefined),
   }),
+  databaseSynchronousCommit: optional({
+    env: 'DATABASE_SYNCHRONOUS_COMMIT',
+    description:
+      "PostgreSQL only: `synchronous_commit` on the server's connections. With `off`, PostgreSQL confirms a commit " +
+      "before its write-ahead log is on disk: one account's sends, which take turns on its queued-message count, " +
+      'go several times faster, but a crash of PostgreSQL itself (or of its machine) loses the writes of its last ' +
+      'moments (up to three times `wal_writer_delay`, 0.6 s by default) that the API had already answered; the ' +
+      'database stays consistent. A crash of this server loses nothing either way.',
+    default: "(none: the database's own, `on` unless changed)",
+    accepts: 'on, off, local, remote_write or remote_apply',
+    read: (raw) => (['on', 'off', 'local', 'remote_write', 'remote_apply'].includes(raw) ? raw : undefined),
+  }),
   apiKey: optional({
     env: 'TELEPHONY_API_KEY',
     description: 'Makes sure a default account holding this API key exists at start (repeatable dev setups).',

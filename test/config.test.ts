@@ -34,6 +34,7 @@ describe('configuration from the environment', () => {
       dataDir: path.resolve('./data'),
       databaseUrl: null,
       databaseSchema: null,
+      databaseSynchronousCommit: null,
       apiKey: null,
       logLevel: 'info',
       nodeEnv: 'development',
