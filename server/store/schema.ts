@@ -393,7 +393,7 @@ export interface SmppInboundPartRow {
 }
 
 /** A message handed to the sandbox network (recorded only with SANDBOX_RECORD_HANDOVERS). */
-export interface SandboxHandoverRow {
+interface SandboxHandoverRow {
   sid: string;
   date_created: string;
 }
