@@ -124,7 +124,15 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const secret = new ServerSecret(config, logger);
   const store =
     options.store ??
-    (await Store.open({ databaseUrl, dataDir, schema, logger, clock: options.clock, serverSecret: secret.load }));
+    (await Store.open({
+      databaseUrl,
+      dataDir,
+      schema,
+      synchronousCommit: config.databaseSynchronousCommit ?? undefined,
+      logger,
+      clock: options.clock,
+      serverSecret: secret.load,
+    }));
   const services = createServices(config, store, logger, await secret.load(store.db));
   // A configured key (TELEPHONY_API_KEY) is known already: its account exists before the server answers, so a
   // client that sees /readyz answer can use the key at once. A generated one waits until the server listens (below).

@@ -184,6 +184,18 @@ export const SETTINGS = {
     accepts: 'a lowercase identifier',
     read: (raw) => (/^[a-z_][a-z0-9_]{0,62}$/.test(raw) ? raw : undefined),
   }),
+  databaseSynchronousCommit: optional({
+    env: 'DATABASE_SYNCHRONOUS_COMMIT',
+    description:
+      "PostgreSQL only: `synchronous_commit` on the server's connections. With `off`, PostgreSQL confirms a commit " +
+      "before its write-ahead log is on disk: one account's sends, which take turns on its queued-message count, " +
+      'go several times faster, but a crash of PostgreSQL itself (or of its machine) loses the writes of its last ' +
+      'moments (up to three times `wal_writer_delay`, 0.6 s by default) that the API had already answered; the ' +
+      'database stays consistent. A crash of this server loses nothing either way.',
+    default: "(none: the database's own, `on` unless changed)",
+    accepts: 'on, off, local, remote_write or remote_apply',
+    read: (raw) => (['on', 'off', 'local', 'remote_write', 'remote_apply'].includes(raw) ? raw : undefined),
+  }),
   apiKey: optional({
     env: 'TELEPHONY_API_KEY',
     description: 'Makes sure a default account holding this API key exists at start (repeatable dev setups).',
@@ -444,6 +456,14 @@ export const SETTINGS = {
     min: 1,
     max: 1_000_000,
     description: 'Sandbox: messages per second one `from` number may hand to the network (like a long code).',
+  }),
+  sandboxRecordHandovers: bool({
+    env: 'SANDBOX_RECORD_HANDOVERS',
+    description:
+      "Sandbox: record each message handed to the network as a row of `sandbox_handovers`, in the hand-over's " +
+      'transaction, so a run can count hand-overs per message (the cluster bench and test do).',
+    default: '`false`',
+    fallback: () => false,
   }),
   sandboxCallRingMs: integer({
     env: 'SANDBOX_CALL_RING_MS',

@@ -213,6 +213,24 @@ export async function measurePipeline(
   return { lines, rate };
 }
 
+// With BENCH_DATABASE_URL, the default POST and pipeline again on PostgreSQL (a fresh schema each), beside SQLite's.
+const POSTGRES = process.env.BENCH_DATABASE_URL;
+const onPostgres: Scenario[] = POSTGRES
+  ? [
+      {
+        name: 'messages-post-postgres',
+        env: { DATABASE_URL: POSTGRES },
+        run: (target, tools) => postThroughput(target, tools, ' on PostgreSQL'),
+      },
+      {
+        name: 'messages-pipeline-postgres',
+        serverCores: '0,1',
+        env: { DATABASE_URL: POSTGRES },
+        run: (target, tools) => pipeline(target, tools, ' on PostgreSQL'),
+      },
+    ]
+  : [];
+
 export const messageScenarios: Scenario[] = [
   { name: 'messages-post', run: (target, tools) => postThroughput(target, tools) },
   // The pipeline's server sends its webhooks from a thread of its own: it gets both cores, sharing core 1 with
@@ -231,4 +249,5 @@ export const messageScenarios: Scenario[] = [
     env: { JOB_CONCURRENCY: '800' },
     run: (target, tools) => pipeline(target, tools, ' with JOB_CONCURRENCY=800'),
   },
+  ...onPostgres,
 ];

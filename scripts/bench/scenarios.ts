@@ -7,6 +7,7 @@ import { dashboardScenarios } from './dashboard.js';
 import type { Seeded } from './dashboard-seed.js';
 import { smppScenarios } from './smpp.js';
 import { systemScenarios } from './system.js';
+import { clusterScenarios } from './cluster.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -218,6 +219,7 @@ export const scenarios: Scenario[] = [
   ...proxyScenarios,
   ...dashboardScenarios,
   ...smppScenarios,
+  ...clusterScenarios,
 ];
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

@@ -5,7 +5,11 @@ import type { CpuTime, Target } from './scenarios.js';
  * Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has (with
  * `smsUrl`, each sends its inbound messages there).
  */
-export async function numberPool(target: Target, count: number, smsUrl?: string): Promise<string[]> {
+export async function numberPool(
+  target: Pick<Target, 'url' | 'apiKey'>,
+  count: number,
+  smsUrl?: string,
+): Promise<string[]> {
   const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
   const pool: string[] = [];
   for (const area of ['212', '312', '415', '512', '617', '702', '206', '303']) {

@@ -9,6 +9,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import express from 'express';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/app.js';
+import { dropPostgresSchema } from '../../server/store/db.js';
 
 const kind = process.argv[2];
 
@@ -43,6 +44,7 @@ if (kind === 'bare') {
   });
 } else {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const env = JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>;
   const config = loadConfig({
     NODE_ENV: 'production',
     // Production requires a server secret; the bench's database is thrown away, so any will do.
@@ -54,7 +56,9 @@ if (kind === 'bare') {
     DATA_DIR: dataDir,
     // The loads come from one account, far above any request rate limit: off unless BENCH_ENV sets it.
     RATE_LIMIT_PER_SECOND: '0',
-    ...(JSON.parse(process.env.BENCH_ENV || '{}') as Record<string, string>),
+    // On PostgreSQL (a scenario's DATABASE_URL), a fresh schema, dropped at the end.
+    ...(env.DATABASE_URL ? { DATABASE_SCHEMA: `bench_${randomBytes(4).toString('hex')}` } : {}),
+    ...env,
   });
   const server = await start(config);
   const { key } = await server.services.accounts.createAccount('bench');
@@ -68,7 +72,9 @@ if (kind === 'bare') {
   });
   // A failed close still rejects loudly (Node ends the process on an unhandled rejection).
   process.on('disconnect', () => {
-    void server.close().then(() => {
+    void server.close().then(async () => {
+      if (config.databaseUrl && config.databaseSchema)
+        await dropPostgresSchema(config.databaseUrl, config.databaseSchema);
       fs.rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     });

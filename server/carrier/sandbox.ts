@@ -18,7 +18,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { SandboxVoice } from './sandbox-voice.js';
 import { holdSendSlot, moveSendSlot } from './store.js';
-import { dateIn } from '../clock.js';
+import { dateIn, nowIso } from '../clock.js';
 
 type SandboxConfig = Pick<
   Config,
@@ -27,6 +27,7 @@ type SandboxConfig = Pick<
   | 'sandboxSlowDeliveryMs'
   | 'sandboxReadDelayMs'
   | 'sandboxMessagesPerSecond'
+  | 'sandboxRecordHandovers'
   | 'sandboxCallRingMs'
   | 'sandboxCallSpeed'
 >;
@@ -76,6 +77,11 @@ export class SandboxCarrier implements Carrier {
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
     const steps = this.plan(message);
+    if (this.config.sandboxRecordHandovers)
+      await tx.db
+        .insertInto('sandbox_handovers')
+        .values({ sid: message.sid, date_created: nowIso(tx.clock) })
+        .execute();
     await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, dateIn(tx.clock, steps[0].afterMs));
   }
 

@@ -164,18 +164,21 @@ export class MessageService {
         date_updated: created,
         date_sent: null,
       };
+      const view = messageView(row);
+      const dispatchNow = options.dispatchNow && !sendAt;
+      // On PostgreSQL the insert's trigger holds the account's count row until this transaction ends, and the
+      // account's other sends wait for it from then: what does not need the message row goes before the insert.
+      if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
+      await options.recorder?.record(tx, view);
       await messages.insertMessage(tx.db, row);
-      // Counted after the insert, whose trigger added it: on PostgreSQL that holds the account's count row until
-      // this transaction ends, so concurrent sends see each other and the quota is exact. Replies to inbound
-      // messages are not refused (they answer traffic the account does not control), but count.
+      // Counted after the insert, whose trigger added it: on PostgreSQL, holding the account's count row, so
+      // concurrent sends see each other and the quota is exact. Replies to inbound messages are not refused (they
+      // answer traffic the account does not control), but count.
       const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
       if (refusable && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
         throw errors.messageQueueFull(this.maxQueued);
       }
-      if (options.dispatchNow && !sendAt) await this.pipeline.dispatchNow(tx, row);
-      else await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
-      const view = messageView(row);
-      await options.recorder?.record(tx, view);
+      if (dispatchNow) await this.pipeline.dispatchNow(tx, row);
       return view;
     };
     return options.tx ? run(options.tx) : this.store.transaction(run);

@@ -42,7 +42,10 @@ const updateScheduledIn = prepared(
 );
 
 const selectQueuedCount = prepared((db, accountSid: string) =>
-  db.selectFrom('message_queue_counts').select('queued').where('account_sid', '=', accountSid),
+  db
+    .selectFrom('message_queue_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('queued').as('queued'))
+    .where('account_sid', '=', accountSid),
 );
 
 // The traffic signals of number lookups (lookups/signals.ts), on every lookup and every verification sent.
@@ -83,7 +86,8 @@ const selectOutcomesSince = prepared(
       .groupBy('from_number'),
 );
 
-/** How many messages of the account are `queued` (kept by triggers on messages, migration 011_rate_limits). */
+/** How many messages of the account are `queued`: the sum of the rows triggers on messages keep (migrations 011, and
+ * 020 on PostgreSQL). */
 export async function queuedCount(db: Conn, accountSid: string): Promise<number> {
   return Number((await selectQueuedCount.first(db, accountSid))?.queued ?? 0);
 }

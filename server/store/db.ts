@@ -44,6 +44,9 @@ export interface StoreOptions {
   dataDir?: string;
   /** PostgreSQL only: keep every table in this schema (created when missing). Tests use one per server. */
   schema?: string;
+  /** PostgreSQL only: `synchronous_commit` on every connection (DATABASE_SYNCHRONOUS_COMMIT); the database's own
+   * when absent. */
+  synchronousCommit?: string;
   logger?: Logger;
   /** Apply the migrations up to this one only (tests of an upgrade from an older version); all by default. */
   migrateTo?: string;
@@ -104,7 +107,7 @@ export class Store {
   static async open(options: StoreOptions): Promise<Store> {
     const clock = options.clock ?? systemClock;
     const store = options.databaseUrl
-      ? await openPostgres(options.databaseUrl, options.schema, clock, options.logger)
+      ? await openPostgres(options.databaseUrl, options.schema, clock, options.logger, options.synchronousCommit)
       : openSqlite(options.dataDir ?? './data', clock, options.logger);
     try {
       await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
@@ -287,7 +290,13 @@ const INT8_OID = 20;
 /** The PostgreSQL driver, loaded only when a database URL is given: the embedded default's start does without it. */
 const postgresDriver = () => createRequire(import.meta.url)('pg') as typeof import('pg');
 
-async function openPostgres(url: string, schema: string | undefined, clock: Clock, logger?: Logger): Promise<Store> {
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  clock: Clock,
+  logger?: Logger,
+  synchronousCommit?: string,
+): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
     const client = new (postgresDriver().Client)({ connectionString: url });
@@ -299,10 +308,14 @@ async function openPostgres(url: string, schema: string | undefined, clock: Cloc
     }
   }
   const pg = postgresDriver();
+  const options = [
+    ...(schema ? [`-c search_path=${schema}`] : []),
+    ...(synchronousCommit ? [`-c synchronous_commit=${synchronousCommit}`] : []),
+  ];
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(options.length ? { options: options.join(' ') } : {}),
     // Counts and bigserial ids fit in a JS number.
     types: {
       getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)),

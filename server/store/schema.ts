@@ -392,6 +392,12 @@ export interface SmppInboundPartRow {
   date_received: string;
 }
 
+/** A message handed to the sandbox network (recorded only with SANDBOX_RECORD_HANDOVERS). */
+interface SandboxHandoverRow {
+  sid: string;
+  date_created: string;
+}
+
 export interface Database {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -418,4 +424,5 @@ export interface Database {
   dashboard_sessions: DashboardSessionRow;
   smpp_parts: SmppPartRow;
   smpp_inbound_parts: SmppInboundPartRow;
+  sandbox_handovers: SandboxHandoverRow;
 }

@@ -11,7 +11,15 @@ import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import { claimEvents, recordAttempt, recordEvent, releaseEvent, releaseEvents, type ClaimedEvent } from './queue.js';
+import {
+  claimEvents,
+  recordAttempt,
+  recordEvent,
+  releaseEvent,
+  releaseEvents,
+  releaseRecordingAttempt,
+  type ClaimedEvent,
+} from './queue.js';
 import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
@@ -248,22 +256,28 @@ export class WebhookService {
     const giveUp = !result.ok && (result.permanent || attempt >= this.config.webhookMaxAttempts);
     const now = nowIso(this.store.clock);
     const runAt = result.ok || giveUp ? now : isoIn(this.store.clock, this.retryDelayMs(attempt));
-    const recorded = await this.store.transaction(async (tx) => {
-      const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
-      // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
-      if (!(await releaseEvent(tx.db, event.id, workerId, { attempts: attempt, status, runAt, now }))) return false;
-      await recordAttempt(tx.db, {
-        event_id: event.id,
-        attempt,
-        date_attempted: now,
-        duration_ms: result.durationMs,
-        response_status: result.status,
-        error: result.error,
-        response_excerpt: result.status === null ? null : excerpt(result.body),
-      });
-      if (result.ok && event.on_response) await this.runResponseHandler(tx, event.id, event.on_response, result);
-      return true;
-    });
+    const status = result.ok ? 'delivered' : giveUp ? 'failed' : 'pending';
+    const outcome = { attempts: attempt, status, runAt, now } as const;
+    const attemptRow = {
+      event_id: event.id,
+      attempt,
+      date_attempted: now,
+      duration_ms: result.durationMs,
+      response_status: result.status,
+      error: result.error,
+      response_excerpt: result.status === null ? null : excerpt(result.body),
+    };
+    const handler = result.ok ? event.on_response : null;
+    // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
+    const recorded =
+      this.store.dialect === 'postgres' && !handler
+        ? await releaseRecordingAttempt(this.store.db, event.id, workerId, outcome, attemptRow)
+        : await this.store.transaction(async (tx) => {
+            if (!(await releaseEvent(tx.db, event.id, workerId, outcome))) return false;
+            await recordAttempt(tx.db, attemptRow);
+            if (handler) await this.runResponseHandler(tx, event.id, handler, result);
+            return true;
+          });
     if (recorded) this.counters?.webhookAttempt(result.ok ? 'delivered' : giveUp ? 'given_up' : 'retrying');
     if (!recorded || result.ok) return;
     const about = { webhookId: event.id, type: event.type, attempts: attempt, error: result.error };

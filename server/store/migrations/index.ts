@@ -18,7 +18,9 @@ import * as proxyOpenCounts from './014_proxy_open_counts.js';
 import * as dashboardSessions from './015_dashboard_sessions.js';
 import * as webhookDashboard from './016_webhook_dashboard.js';
 import * as smpp from './017_smpp.js';
+import * as sandboxHandovers from './018_sandbox_handovers.js';
 import * as metricsIndexes from './019_metrics_indexes.js';
+import * as queueCountStripes from './020_queue_count_stripes.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -46,7 +48,9 @@ const MIGRATIONS: [string, Up][] = [
   ['015_dashboard_sessions', dashboardSessions.up],
   ['016_webhook_dashboard', webhookDashboard.up],
   ['017_smpp', smpp.up],
+  ['018_sandbox_handovers', sandboxHandovers.up],
   ['019_metrics_indexes', metricsIndexes.up],
+  ['020_queue_count_stripes', queueCountStripes.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
