@@ -33,7 +33,7 @@ const MAX_YIELD_MS = 200;
 const SETTLE_MS = 1000;
 
 function createApp(services: Services, readiness: Readiness): Express {
-  const { config, store, logger, accounts } = services;
+  const { config, logger, accounts } = services;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
