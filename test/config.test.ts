@@ -42,6 +42,7 @@ describe('configuration from the environment', () => {
       validateResponses: true,
       jobPollMs: 200,
       jobLeaseMs: 60_000,
+      shutdownTimeoutMs: 10_000,
       idempotencyLeaseMs: 60_000,
       jobMaxClaims: 5,
       jobConcurrency: 100,
