@@ -130,7 +130,7 @@ export class Store {
     });
     let { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     // Kysely's migrator lists the tables of every schema of the database, which fails when another schema is dropped
-    // meanwhile (another application's, or another test server's): that is no fault of ours, and a second look passes.
+    // meanwhile (another application's, or another test server's): no fault of ours, and another look passes.
     for (let retry = 0; error && retry < 3 && this.otherSchemaDropped(error); retry++) {
       ({ error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest()));
     }
@@ -141,7 +141,9 @@ export class Store {
   }
 
   private otherSchemaDropped(error: unknown): boolean {
-    const missing = /^schema "([^"]+)" does not exist$/.exec((error as Error).message)?.[1];
+    // `schema "s" does not exist`, or `relation "s.table" does not exist` when the schema went between two reads.
+    const match = /^(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist$/.exec((error as Error).message);
+    const missing = match?.[1] ?? match?.[2];
     return missing !== undefined && missing !== this.schema;
   }
 
