@@ -111,10 +111,9 @@ export interface Outcome {
   now: string;
 }
 
-/** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds
- * it). */
-export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
-  const change = {
+/** An event's row once an attempt ended: its outcome, no lease, no claims counted since. */
+function released(outcome: Outcome): Updateable<WebhookEventRow> {
+  return {
     attempts: outcome.attempts,
     status: outcome.status,
     run_at: outcome.runAt,
@@ -123,7 +122,12 @@ export async function releaseEvent(db: Tx['db'], id: string, workerId: string, o
     claims: 0,
     date_updated: outcome.now,
   };
-  return (await releaseHeld.run(db, id, workerId, change)) === 1;
+}
+
+/** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds
+ * it). */
+export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
+  return (await releaseHeld.run(db, id, workerId, released(outcome))) === 1;
 }
 
 /**
@@ -179,16 +183,7 @@ export async function releaseRecordingAttempt(
   outcome: Outcome,
   attempt: Omit<WebhookAttemptRow, 'id'>,
 ): Promise<boolean> {
-  const change = {
-    attempts: outcome.attempts,
-    status: outcome.status,
-    run_at: outcome.runAt,
-    locked_by: null,
-    locked_until: null,
-    claims: 0,
-    date_updated: outcome.now,
-  };
-  return (await releaseAndRecord.run(db, id, workerId, change, attempt)) === 1;
+  return (await releaseAndRecord.run(db, id, workerId, released(outcome), attempt)) === 1;
 }
 
 /** Records one delivery attempt of an event, in the transaction that releases it. */

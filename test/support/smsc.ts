@@ -66,7 +66,13 @@ export interface TestSmsc {
    * segments.ts splits (160/153 septets, 70/67 units), or into parts of `splitAt` characters each, every part with
    * a UDH 05 00 03 when there is more than one. Resolves once the client answered every part.
    */
-  sendMo(from: string, to: string, text: string, opts?: { ucs2?: boolean; splitAt?: number }): Promise<void>;
+  /** `partsSent`: only the first parts of the message are sent (as if the SMSC died then), the rest never come. */
+  sendMo(
+    from: string,
+    to: string,
+    text: string,
+    opts?: { ucs2?: boolean; splitAt?: number; partsSent?: number },
+  ): Promise<void>;
   /** A receipt for every accepted submit. */
   autoReceipts(stat: 'DELIVRD' | null, delayMs?: number): void;
   waitFor(pred: () => boolean, timeoutMs: number): Promise<void>;
@@ -212,7 +218,7 @@ export async function startTestSmsc(
         }
       }
       reference = (reference + 1) % 256;
-      for (const [i, part] of parts.entries()) {
+      for (const [i, part] of parts.slice(0, opts.partsSent ?? parts.length).entries()) {
         const udh = parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference, parts.length, i + 1]) : null;
         await deliver({
           source_addr_ton: 1,
