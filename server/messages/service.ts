@@ -166,18 +166,17 @@ export class MessageService {
       };
       const view = messageView(row);
       const dispatchNow = options.dispatchNow && !sendAt;
-      // On PostgreSQL the insert's trigger holds the account's count row until this transaction ends, and the
-      // account's other sends wait for it from then: what does not need the message row goes before the insert.
+      // On PostgreSQL the insert's trigger holds a count row (its connection's stripe) until this transaction ends:
+      // what does not need the message row goes before the insert.
       if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
       await options.recorder?.record(tx, view);
-      await messages.insertMessage(tx.db, row);
-      // Counted after the insert, whose trigger added it: on PostgreSQL, holding the account's count row, so
-      // concurrent sends see each other and the quota is exact. Replies to inbound messages are not refused (they
-      // answer traffic the account does not control), but count.
+      // Admitted before the insert, exactly under concurrent sends (see roomInQueue). Replies to inbound messages
+      // are not refused (they answer traffic the account does not control), but count.
       const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
-      if (refusable && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
+      if (refusable && !(await messages.roomInQueue(tx.db, this.store.dialect, accountSid, this.maxQueued))) {
         throw errors.messageQueueFull(this.maxQueued);
       }
+      await messages.insertMessage(tx.db, row);
       if (dispatchNow) await this.pipeline.dispatchNow(tx, row);
       return view;
     };

@@ -1,7 +1,7 @@
 // SQL of messages (SQLite and PostgreSQL alike). Status changes are conditional updates, so a transition
 // happens once even when two workers race for it.
 import type { Updateable } from 'kysely';
-import type { Db, Tx } from '../store/db.js';
+import type { Db, Dialect, Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -87,9 +87,23 @@ const selectOutcomesSince = prepared(
 );
 
 /** How many messages of the account are `queued`: the sum of the rows triggers on messages keep (migrations 011, and
- * 020 on PostgreSQL). */
-export async function queuedCount(db: Conn, accountSid: string): Promise<number> {
+ * 020 and 022 on PostgreSQL). */
+async function queuedCount(db: Conn, accountSid: string): Promise<number> {
   return Number((await selectQueuedCount.first(db, accountSid))?.queued ?? 0);
+}
+
+const admitQueued = prepared((db, accountSid: string, quota: number) =>
+  db.selectNoFrom((eb) => eb.fn<boolean>('message_queue_admit', [eb.val(accountSid), eb.val(quota)]).as('admitted')),
+);
+
+/**
+ * Whether the account may queue one more message under `quota`, asked before the message's insert and exact under
+ * concurrent sends. SQLite runs one transaction at a time: the count. PostgreSQL: migration 022's function, which
+ * lets the account's sends run at once while the count is far from the quota and makes them take turns near it.
+ */
+export async function roomInQueue(db: Conn, dialect: Dialect, accountSid: string, quota: number): Promise<boolean> {
+  if (dialect === 'sqlite') return (await queuedCount(db, accountSid)) < quota;
+  return Boolean((await admitQueued.first(db, accountSid, quota))?.admitted);
 }
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {
