@@ -168,18 +168,26 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   const stopBackground = async (deadline: number, beforeWaiting?: () => Promise<void>) => {
     const left = () => Math.max(0, deadline - performance.now());
     // No new claims from now on; the work in hand goes on meanwhile.
-    const jobs = worker.stop(left());
+    const jobs = worker.stopWithin(left());
     const deliveries = webhookDelivery.stopWithin(left());
-    await beforeWaiting?.();
-    // The carrier then: submits waiting for its link settle as "try again later", so their jobs can end.
-    await services.carrier.close?.();
-    const [, delivered] = await Promise.all([jobs, deliveries]);
-    if (!delivered) await services.webhooks.releaseHeld(worker.workerId);
-    await services.webhooks.close();
-    // The attempts the closed sender failed find their events released, and record nothing (a moment, bounded).
-    if (!delivered) await webhookDelivery.stopWithin(SETTLE_MS);
-    await services.rateLimit?.close();
-    if (!options.store) await store.close();
+    try {
+      await beforeWaiting?.();
+      // The carrier then: submits waiting for its link settle (answered, or "try again later"), so their jobs can
+      // record how they ended before any job is given back: a job released while its submit was still on the link
+      // would be sent again by another instance.
+      await services.carrier.close?.();
+      const [ended, delivered] = await Promise.all([jobs, deliveries]);
+      if (!ended) await worker.stop(SETTLE_MS);
+      if (!delivered) await services.webhooks.releaseHeld(worker.workerId);
+      await services.webhooks.close();
+      // The attempts the closed sender failed find their events released, and record nothing (a moment, bounded).
+      if (!delivered) await webhookDelivery.stopWithin(SETTLE_MS);
+    } finally {
+      // Whatever failed above (the database gone at shutdown), nothing is left open behind (closing twice is nothing).
+      await services.webhooks.close();
+      await services.rateLimit?.close();
+      if (!options.store) await store.close();
+    }
   };
   let server: Server;
   try {

@@ -255,7 +255,7 @@ export const SETTINGS = {
     description:
       'On SIGTERM or SIGINT, how long the server waits for the requests in flight and the jobs and webhook attempts ' +
       'in hand to finish (ms). Connections still open then are closed, and jobs and webhook events still held are ' +
-      'released for any instance to claim at once; then the process exits 0.',
+      'released for any instance to claim at once; then the process exits 0 (1 if the shutdown itself fails).',
   }),
   idempotencyLeaseMs: integer({
     env: 'IDEMPOTENCY_LEASE_MS',

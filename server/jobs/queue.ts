@@ -195,7 +195,13 @@ export async function retryJob(db: Db, job: Job, workerId: string, error: string
 export async function releaseJobs(db: Db, workerId: string): Promise<number> {
   const result = await db
     .updateTable('jobs')
-    .set((eb) => ({ locked_by: null, locked_until: null, claims: eb('claims', '-', 1) }))
+    // Given back unfinished, the run counts neither as a claim nor as an attempt.
+    .set((eb) => ({
+      locked_by: null,
+      locked_until: null,
+      claims: eb('claims', '-', 1),
+      attempts: eb('attempts', '-', 1),
+    }))
     .where('locked_by', '=', workerId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

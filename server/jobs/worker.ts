@@ -100,7 +100,16 @@ export class JobWorker {
    * are released, due again at once for any instance (rather than after their lease).
    */
   async stop(withinMs = Infinity): Promise<void> {
-    if (await this.loop.stopWithin(withinMs)) return;
+    if (!(await this.stopWithin(withinMs))) await this.releaseHeld();
+  }
+
+  /** Stops claiming, and waits for the jobs already running to end for `withinMs` at most: false if some still run. */
+  stopWithin(withinMs: number): Promise<boolean> {
+    return this.loop.stopWithin(withinMs);
+  }
+
+  /** Gives back the jobs this worker still holds, due again at once for any instance. */
+  async releaseHeld(): Promise<void> {
     const released = await releaseJobs(this.store.db, this.workerId);
     if (released) this.logger.warn({ released }, 'job worker: released the jobs still running at shutdown');
   }

@@ -23,6 +23,15 @@ import { registerConnection } from './sqlite/prepared.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * Why a store cannot serve: `reason` is said to whoever asks (/readyz is public), `cause` only logged (a driver's
+ * message may name hosts, users or paths).
+ */
+export interface Unhealthy {
+  reason: string;
+  cause?: string;
+}
 export type Db = Kysely<Database>;
 
 /** A transaction plus hooks that run only once it has committed (wake-ups, notifications). */
@@ -166,28 +175,29 @@ export class Store {
    * Why this store cannot serve now, or null when it can: its database answers, is still the file it opened
    * (SQLite), and holds every migration this version knows (a database restored from an older backup would not).
    */
-  async unhealthy(): Promise<string | null> {
+  async unhealthy(): Promise<Unhealthy | null> {
     if (this.sqlite) {
       // SQLite keeps reading a removed or replaced file through its open handle: look at the path itself.
       let ino: number;
       try {
         ino = fs.statSync(this.sqlite.path).ino;
       } catch (err) {
-        return `The database file ${this.sqlite.path} cannot be read (${(err as NodeJS.ErrnoException).code}).`;
+        const cause = `${this.sqlite.path}: ${(err as NodeJS.ErrnoException).code}`;
+        return { reason: 'The database file cannot be read.', cause };
       }
       if (ino !== this.sqlite.ino)
-        return `The database file ${this.sqlite.path} was replaced since the server opened it.`;
+        return { reason: 'The database file was replaced since the server opened it.', cause: this.sqlite.path };
     }
     let applied: Set<string>;
     try {
       const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db);
       applied = new Set(rows.rows.map((row) => row.name));
     } catch (err) {
-      return `The database does not answer: ${(err as Error).message}`;
+      return { reason: 'The database does not answer.', cause: (err as Error).message };
     }
     const pending = Object.keys(migrationsFor(this.dialect)).filter((name) => !applied.has(name));
     if (pending.length)
-      return `The database lacks ${pending.length} migration(s) of this version: ${pending.join(', ')}.`;
+      return { reason: `The database lacks ${pending.length} migration(s) of this version: ${pending.join(', ')}.` };
     return null;
   }
 

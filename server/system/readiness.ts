@@ -3,7 +3,7 @@
 // answer is reused for a short while; a change of state is logged once, not at every poll (an expected state, so at
 // warn level at most).
 import type { Logger } from 'pino';
-import type { Store } from '../store/db.js';
+import type { Store, Unhealthy } from '../store/db.js';
 import type { Carrier } from '../carrier/carrier.js';
 
 /** How long the database's answer is reused: load balancers poll every few seconds, several of them at once. */
@@ -12,7 +12,9 @@ const DATABASE_CHECK_MS = 1000;
 const DATABASE_TIMEOUT_MS = 2000;
 
 export class Readiness {
-  private database: { at: number; reason: Promise<string | null> } | null = null;
+  private database: { at: number; answer: Promise<Unhealthy | null> } | null = null;
+  /** The database check still running, if any: a slow database gets no second check piled on it. */
+  private checking: Promise<Unhealthy | null> | null = null;
   private stopping = false;
   /** The reason last logged (null: ready), so that only changes are logged. */
   private reported: string | null = null;
@@ -35,36 +37,40 @@ export class Readiness {
 
   /** Why the instance is not ready, or null when it is. */
   async reason(): Promise<string | null> {
-    const reason = this.stopping ? 'The instance is shutting down.' : await this.currentReason();
+    const state = this.stopping ? { reason: 'The instance is shutting down.' } : await this.currentState();
+    const reason = state?.reason ?? null;
     if (reason !== this.reported) {
-      if (reason) this.logger.warn({ reason }, 'not ready');
+      if (state) this.logger.warn({ reason, cause: state.cause }, 'not ready');
       else this.logger.info('ready again');
       this.reported = reason;
     }
     return reason;
   }
 
-  private async currentReason(): Promise<string | null> {
-    const database = await this.databaseReason();
+  private async currentState(): Promise<Unhealthy | null> {
+    const database = await this.databaseState();
     if (database) return database;
     // A carrier that keeps a connection (SMPP) is ready only while it is up: traffic sent meanwhile waits.
     const link = this.carrier.readiness?.();
-    return link && !link.ready ? (link.reason ?? 'The carrier is not connected.') : null;
+    return link && !link.ready ? { reason: link.reason ?? 'The carrier is not connected.' } : null;
   }
 
-  private databaseReason(): Promise<string | null> {
+  private databaseState(): Promise<Unhealthy | null> {
     const now = performance.now();
     if (!this.database || now - this.database.at >= DATABASE_CHECK_MS) {
+      this.checking ??= this.store
+        .unhealthy()
+        .catch((err: Error) => ({ reason: 'The database does not answer.', cause: err.message }))
+        .finally(() => (this.checking = null));
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<string>((resolve) => {
+      const late = new Promise<Unhealthy>((resolve) => {
         timer = setTimeout(
-          () => resolve(`The database did not answer within ${DATABASE_TIMEOUT_MS} ms.`),
+          () => resolve({ reason: `The database did not answer within ${DATABASE_TIMEOUT_MS} ms.` }),
           DATABASE_TIMEOUT_MS,
         );
       });
-      const checked = this.store.unhealthy().catch((err: Error) => `The database does not answer: ${err.message}`);
-      this.database = { at: now, reason: Promise.race([checked, late]).finally(() => clearTimeout(timer)) };
+      this.database = { at: now, answer: Promise.race([this.checking, late]).finally(() => clearTimeout(timer)) };
     }
-    return this.database.reason;
+    return this.database.answer;
   }
 }
