@@ -88,6 +88,12 @@ export interface Route {
   to: ProxyParticipantRow;
 }
 
+/**
+ * `open = 1` written into the SQL, not bound: to use the partial index with a bound `1`, SQLite plans on the bound
+ * value and plans the statement again whenever it is bound anew, at every run (test/proxy/plans.test.ts).
+ */
+export const OPEN = sql.lit(1);
+
 // Every column of the two tables, so that one statement can read a route's three rows side by side (the `satisfies`
 // keeps the lists whole when a column is added).
 const SESSION_COLUMNS = Object.keys({
@@ -115,10 +121,9 @@ const PARTICIPANT_COLUMNS = Object.keys({
   open: 1,
 } satisfies Record<keyof ProxyParticipantRow, 1>) as (keyof ProxyParticipantRow)[];
 
-// The participant on the partial unique index proxy_participants_open_pair (the predicate `open = 1` is what lets
-// it), then its session and the session's other participant by their keys: one statement for the lookup every
+// The participant on the partial unique index proxy_participants_open_pair, then its session and the session's other participant by their keys: one statement for the lookup every
 // inbound message and call to a number makes, which finds nothing unless it comes from a participant.
-const selectRoute = prepared((db, proxyIdentifier: string, identifier: string, accountSid: string) =>
+export const routeQuery = (db: Db, proxyIdentifier: string, identifier: string, accountSid: string) =>
   db
     .selectFrom('proxy_participants as f')
     .innerJoin('proxy_sessions as s', 's.sid', 'f.session_sid')
@@ -132,9 +137,9 @@ const selectRoute = prepared((db, proxyIdentifier: string, identifier: string, a
     ])
     .where('f.proxy_identifier', '=', proxyIdentifier)
     .where('f.identifier', '=', identifier)
-    .where('f.open', '=', 1)
-    .where('f.account_sid', '=', accountSid),
-);
+    .where('f.open', '=', OPEN)
+    .where('f.account_sid', '=', accountSid);
+const selectRoute = prepared(routeQuery);
 
 /** The columns of one table out of a route's row, by their prefix. */
 function part<R>(row: Record<string, unknown>, prefix: string, columns: readonly (keyof R)[]): R {
