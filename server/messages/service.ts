@@ -166,19 +166,27 @@ export class MessageService {
       };
       const view = messageView(row);
       const dispatchNow = options.dispatchNow && !sendAt;
+      // A message sent with no dispatch job between reserves its send slot first: when the slot is free now, it is
+      // inserted `sending` and handed over at once (one write of its row instead of an insert and an update), and
+      // never counts as queued. On PostgreSQL the slot's row lock comes before the account's count row, as in a
+      // dispatch job.
+      const reserved = dispatchNow ? await this.pipeline.reserveNow(tx, row) : null;
+      const inserted: MessageRow = reserved?.now ? { ...row, status: 'sending' } : row;
       // On PostgreSQL the insert's trigger holds the account's count row until this transaction ends, and the
       // account's other sends wait for it from then: what does not need the message row goes before the insert.
       if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
       await options.recorder?.record(tx, view);
-      await messages.insertMessage(tx.db, row);
+      await messages.insertMessage(tx.db, inserted);
       // Counted after the insert, whose trigger added it: on PostgreSQL, holding the account's count row, so
       // concurrent sends see each other and the quota is exact. Replies to inbound messages are not refused (they
-      // answer traffic the account does not control), but count.
+      // answer traffic the account does not control), but count. A message inserted `sending` is refused as it
+      // would have been queued: when the queue is full without it.
       const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
-      if (refusable && (await messages.queuedCount(tx.db, accountSid)) > this.maxQueued) {
+      const limit = inserted.status === 'queued' ? this.maxQueued : this.maxQueued - 1;
+      if (refusable && (await messages.queuedCount(tx.db, accountSid)) > limit) {
         throw errors.messageQueueFull(this.maxQueued);
       }
-      if (dispatchNow) await this.pipeline.dispatchNow(tx, row);
+      if (reserved) await this.pipeline.dispatchReserved(tx, inserted, reserved.slot);
       return view;
     };
     return options.tx ? run(options.tx) : this.store.transaction(run);
