@@ -121,8 +121,9 @@ const PARTICIPANT_COLUMNS = Object.keys({
   open: 1,
 } satisfies Record<keyof ProxyParticipantRow, 1>) as (keyof ProxyParticipantRow)[];
 
-// The participant on the partial unique index proxy_participants_open_pair, then its session and the session's other participant by their keys: one statement for the lookup every
-// inbound message and call to a number makes, which finds nothing unless it comes from a participant.
+// The participant on the partial unique index proxy_participants_open_pair, then its session and the session's
+// other participant by their keys: one statement for the lookup every inbound message and call to a number makes,
+// which finds nothing unless it comes from a participant.
 export const routeQuery = (db: Db, proxyIdentifier: string, identifier: string, accountSid: string) =>
   db
     .selectFrom('proxy_participants as f')

@@ -34,7 +34,7 @@ describe.each(ENGINES)('proxy query plans (%s)', (engine) => {
     });
   }
 
-  it("finds a participant's route and a number's open sessions on the open-pair index, scanning no participant", async () => {
+  it("finds a participant's route and a number's open sessions on the open-pair index, whatever is bound", async () => {
     const db = t.server.services.store.db;
     const route = await plan(routeQuery(db, '+14155550100', '+14155550101', t.account.sid));
     const using = await plan(usingQuery(db, '+14155550100'));
