@@ -92,19 +92,28 @@ export class MessagePipeline implements CarrierReports {
   }
 
   /**
-   * Hands a message queued in `tx` to the carrier in that same transaction when its send slot is free now, with no
-   * dispatch job between (a proxy relay: the inbound message's transaction sends it on); else its dispatch job is
-   * queued as for any message, holding the slot it reserved.
+   * The first step of a message sent with no dispatch job between (a proxy relay: the inbound message's transaction
+   * sends it on), before the message is inserted: its send slot, reserved now. The message is then inserted `sending`
+   * when the slot is free at once (see `dispatchReserved`), else `queued`.
    */
-  async dispatchNow(tx: Tx, message: MessageRow): Promise<void> {
-    const expiresAt = Date.parse(message.expires_at);
-    const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
-    if (!reserved) return enqueueDispatch(tx, message.sid, new Date(expiresAt + 1));
-    if (reserved.getTime() > tx.clock.now()) {
-      return enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: reserved.toISOString() }, { runAt: reserved });
+  async reserveNow(tx: Tx, message: MessageRow): Promise<{ slot: Date | null; now: boolean }> {
+    const slot = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(Date.parse(message.expires_at)));
+    return { slot, now: slot !== null && slot.getTime() <= tx.clock.now() };
+  }
+
+  /**
+   * After `reserveNow` and the insert: a message inserted `sending` (its slot was free) goes to the carrier in this
+   * transaction, with its status change's events; a queued one gets its dispatch job, holding the slot it reserved
+   * (or, with none before it expires, coming back when it does, to fail it then).
+   */
+  async dispatchReserved(tx: Tx, message: MessageRow, slot: Date | null): Promise<void> {
+    if (message.status === 'sending') {
+      await this.events.statusChanged(tx, message);
+      const schedule: ScheduleWork = (tx, type, payload, runAt) => enqueueJob(tx, type, payload, { runAt });
+      return this.submit(tx, message, schedule);
     }
-    const schedule: ScheduleWork = (tx, type, payload, runAt) => enqueueJob(tx, type, payload, { runAt });
-    await this.handOver(tx, message.sid, schedule);
+    if (!slot) return enqueueDispatch(tx, message.sid, new Date(Date.parse(message.expires_at) + 1));
+    await enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: slot.toISOString() }, { runAt: slot });
   }
 
   /** Marks a queued message `sending` and hands it to the carrier, whose follow-up work `schedule` keeps; false when
@@ -116,7 +125,13 @@ export class MessagePipeline implements CarrierReports {
     });
     if (!sending) return false;
     await this.events.statusChanged(tx, sending);
-    await this.carrier.submitMessage(
+    await this.submit(tx, sending, schedule);
+    return true;
+  }
+
+  /** Hands a `sending` message to the carrier, whose follow-up work `schedule` keeps. */
+  private submit(tx: Tx, sending: MessageRow, schedule: ScheduleWork): Promise<void> {
+    return this.carrier.submitMessage(
       tx,
       {
         sid: sending.sid,
@@ -131,7 +146,6 @@ export class MessagePipeline implements CarrierReports {
       },
       schedule,
     );
-    return true;
   }
 
   messageStatus(tx: Tx, report: MessageReport): Promise<void> {

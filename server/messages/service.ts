@@ -166,18 +166,25 @@ export class MessageService {
       };
       const view = messageView(row);
       const dispatchNow = options.dispatchNow && !sendAt;
+      // A message sent with no dispatch job between reserves its send slot first: when the slot is free now, it is
+      // inserted `sending` and handed over at once (one write of its row instead of an insert and an update), and
+      // never counts as queued. On PostgreSQL the slot's row lock comes before the insert's count row, as in a
+      // dispatch job.
+      const reserved = dispatchNow ? await this.pipeline.reserveNow(tx, row) : null;
+      const inserted: MessageRow = reserved?.now ? { ...row, status: 'sending' } : row;
       // On PostgreSQL the insert's trigger holds a count row (its connection's stripe) until this transaction ends:
       // what does not need the message row goes before the insert.
       if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
       await options.recorder?.record(tx, view);
-      // Admitted before the insert, exactly under concurrent sends (see roomInQueue). Replies to inbound messages
-      // are not refused (they answer traffic the account does not control), but count.
+      // Admitted before the insert, exactly under concurrent sends (see roomInQueue); a message inserted `sending`
+      // is refused as one queued would be, when the queue is full without it. Replies to inbound messages are not
+      // refused (they answer traffic the account does not control), but count.
       const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
       if (refusable && !(await messages.roomInQueue(tx.db, this.store.dialect, accountSid, this.maxQueued))) {
         throw errors.messageQueueFull(this.maxQueued);
       }
-      await messages.insertMessage(tx.db, row);
-      if (dispatchNow) await this.pipeline.dispatchNow(tx, row);
+      await messages.insertMessage(tx.db, inserted);
+      if (reserved) await this.pipeline.dispatchReserved(tx, inserted, reserved.slot);
       return view;
     };
     return options.tx ? run(options.tx) : this.store.transaction(run);

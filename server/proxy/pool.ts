@@ -35,23 +35,50 @@ function spreadOf(identifier: string): number {
   return hash >>> 0;
 }
 
+/** A pool number as candidates are ranked: its capabilities parsed and its area code taken once. */
+interface Candidate {
+  number: string;
+  country: string;
+  area: string | null;
+  capabilities: Capabilities;
+}
+
+// Creations read the same pool again and again: each number's parse is kept by its row's text (a changed row is a new
+// key). Bounded: cleared when full, as pools come and go.
+const parsed = new Map<string, Candidate>();
+const PARSED_KEPT = 10_000;
+
+function candidateOf(n: PoolNumber): Candidate {
+  const key = `${n.phone_number} ${n.iso_country} ${n.capabilities}`;
+  let candidate = parsed.get(key);
+  if (!candidate) {
+    if (parsed.size >= PARSED_KEPT) parsed.clear();
+    const capabilities = JSON.parse(n.capabilities) as Capabilities;
+    candidate = { number: n.phone_number, country: n.iso_country, area: areaCode(n.phone_number), capabilities };
+    parsed.set(key, candidate);
+  }
+  return candidate;
+}
+
 /**
  * The numbers of `usable` in the order a participant tries them, like Twilio's geographic match: those in the
  * participant's country before the others and, in the NANP, those of the participant's area code first. Among equals
  * each participant starts at its own place (a hash of its identifier) and goes round: new participants spread over
  * the pool instead of all taking its first number, so each number's sending rate (a carrier's limit per number)
- * serves a share of the sessions, and a participant finds a free number at its first try more often.
+ * serves a share of the sessions, and a participant finds a free number at its first try more often. Lazily, rank
+ * by rank: a participant whose first candidate is free costs one pass at most, with no sort.
  */
-function candidatesFor(usable: PoolNumber[], identifier: string): string[] {
+function* candidatesFor(usable: Candidate[], identifier: string): Generator<string> {
   const country = destinationCountry(identifier);
   const area = areaCode(identifier);
   const start = usable.length ? spreadOf(identifier) % usable.length : 0;
-  const rank = (n: PoolNumber) =>
-    (n.iso_country === country ? 0 : 2) + (area !== null && areaCode(n.phone_number) === area ? 0 : 1);
-  return usable
-    .map((n, i) => ({ number: n.phone_number, rank: rank(n), turn: (i - start + usable.length) % usable.length }))
-    .sort((a, b) => a.rank - b.rank || a.turn - b.turn)
-    .map((c) => c.number);
+  const rank = (c: Candidate) => (c.country === country ? 0 : 2) + (area !== null && c.area === area ? 0 : 1);
+  for (let r = 0; r <= 3; r++) {
+    for (let turn = 0; turn < usable.length; turn++) {
+      const c = usable[(start + turn) % usable.length];
+      if (rank(c) === r) yield c.number;
+    }
+  }
 }
 
 /**
@@ -67,7 +94,7 @@ export async function assignProxyNumbers(
   pool: PoolNumber[],
 ): Promise<ProxyParticipantRow[]> {
   const now = tx.clock.now();
-  const usable = pool.filter((n) => serves(JSON.parse(n.capabilities) as Capabilities, session.mode));
+  const usable = pool.map(candidateOf).filter((c) => serves(c.capabilities, session.mode));
   const byIdentifier = participants
     .map((input, position) => ({ input, position }))
     .sort((a, b) => (a.input.identifier < b.input.identifier ? -1 : 1));

@@ -4,6 +4,7 @@ import type { Db, Dialect, Tx } from '../store/db.js';
 import type { IncomingNumberRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
+import { OPEN } from './store.js';
 
 type Conn = Db | Tx['db'];
 
@@ -61,13 +62,13 @@ const freeRows = prepared((db, sessionSid: string) =>
   db.updateTable('proxy_participants').set({ open: 0 }).where('session_sid', '=', sessionSid).returningAll(),
 );
 // Served by proxy_participants_open_pair (its leading column, over open pairs only).
-const selectUsing = prepared((db, proxyIdentifier: string) =>
+export const usingQuery = (db: Db, proxyIdentifier: string) =>
   db
     .selectFrom('proxy_participants')
     .select('session_sid')
     .where('proxy_identifier', '=', proxyIdentifier)
-    .where('open', '=', 1),
-);
+    .where('open', '=', OPEN);
+const selectUsing = prepared(usingQuery);
 
 /** A number of the account's pool, as the pool chooses among them. */
 export type PoolNumber = Pick<IncomingNumberRow, 'phone_number' | 'iso_country' | 'capabilities'>;

@@ -11,16 +11,6 @@ const selectSession = prepared((db, sid: string) => db.selectFrom('proxy_session
 const selectParticipants = prepared((db, sessionSid: string) =>
   db.selectFrom('proxy_participants').selectAll().where('session_sid', '=', sessionSid).orderBy('position'),
 );
-// Served by the partial unique index proxy_participants_open_pair (the predicate `open = 1` is what lets it).
-const selectOpenPair = prepared((db, proxyIdentifier: string, identifier: string) =>
-  db
-    .selectFrom('proxy_participants')
-    .selectAll()
-    .where('proxy_identifier', '=', proxyIdentifier)
-    .where('identifier', '=', identifier)
-    .where('open', '=', 1),
-);
-
 export function sessionBySid(db: Conn, sid: string): Promise<ProxySessionRow | undefined> {
   return selectSession.first(db, sid);
 }
@@ -28,15 +18,6 @@ export function sessionBySid(db: Conn, sid: string): Promise<ProxySessionRow | u
 /** The session's two participants, in the order they were given. */
 export function participantsOf(db: Conn, sessionSid: string): Promise<ProxyParticipantRow[]> {
   return selectParticipants.all(db, sessionSid);
-}
-
-/** The participant of an open session whose number is `identifier` and who talks to `proxyIdentifier`, if any. */
-function openParticipant(
-  db: Conn,
-  identifier: string,
-  proxyIdentifier: string,
-): Promise<ProxyParticipantRow | undefined> {
-  return selectOpenPair.first(db, proxyIdentifier, identifier);
 }
 
 const insertInteractionRow = prepared((db, row: ProxyInteractionRow) =>
@@ -108,6 +89,67 @@ export interface Route {
 }
 
 /**
+ * `open = 1` written into the SQL, not bound: to use the partial index with a bound `1`, SQLite plans on the bound
+ * value and plans the statement again whenever it is bound anew, at every run (test/proxy/plans.test.ts).
+ */
+export const OPEN = sql.lit(1);
+
+// Every column of the two tables, so that one statement can read a route's three rows side by side (the `satisfies`
+// keeps the lists whole when a column is added).
+const SESSION_COLUMNS = Object.keys({
+  sid: 1,
+  account_sid: 1,
+  unique_name: 1,
+  status: 1,
+  mode: 1,
+  ttl: 1,
+  callback_url: 1,
+  date_expiry: 1,
+  closed_reason: 1,
+  date_created: 1,
+  date_updated: 1,
+  date_ended: 1,
+} satisfies Record<keyof ProxySessionRow, 1>) as (keyof ProxySessionRow)[];
+const PARTICIPANT_COLUMNS = Object.keys({
+  sid: 1,
+  session_sid: 1,
+  account_sid: 1,
+  position: 1,
+  identifier: 1,
+  proxy_identifier: 1,
+  friendly_name: 1,
+  open: 1,
+} satisfies Record<keyof ProxyParticipantRow, 1>) as (keyof ProxyParticipantRow)[];
+
+// The participant on the partial unique index proxy_participants_open_pair, then its session and the session's
+// other participant by their keys: one statement for the lookup every inbound message and call to a number makes,
+// which finds nothing unless it comes from a participant.
+export const routeQuery = (db: Db, proxyIdentifier: string, identifier: string, accountSid: string) =>
+  db
+    .selectFrom('proxy_participants as f')
+    .innerJoin('proxy_sessions as s', 's.sid', 'f.session_sid')
+    .innerJoin('proxy_participants as t', (join) =>
+      join.onRef('t.session_sid', '=', 'f.session_sid').onRef('t.sid', '<>', 'f.sid'),
+    )
+    .select([
+      ...PARTICIPANT_COLUMNS.map((c) => sql.ref<unknown>(`f.${c}`).as(`f_${c}`)),
+      ...SESSION_COLUMNS.map((c) => sql.ref<unknown>(`s.${c}`).as(`s_${c}`)),
+      ...PARTICIPANT_COLUMNS.map((c) => sql.ref<unknown>(`t.${c}`).as(`t_${c}`)),
+    ])
+    .where('f.proxy_identifier', '=', proxyIdentifier)
+    .where('f.identifier', '=', identifier)
+    .where('f.open', '=', OPEN)
+    .where('f.account_sid', '=', accountSid);
+const selectRoute = prepared(routeQuery);
+
+/** The columns of one table out of a route's row, by their prefix. */
+function part<R>(row: Record<string, unknown>, prefix: string, columns: readonly (keyof R)[]): R {
+  const out: Record<string, unknown> = {};
+  for (const c of columns) out[c as string] = row[`${prefix}${c as string}`];
+  return out as R;
+}
+
+/**
  * The route of traffic from `identifier` to `proxyIdentifier`, a number of `accountSid`: the participant it comes
  * from, its open session and the participant it goes to; undefined when it is no participant's (both relays ask).
  */
@@ -117,9 +159,12 @@ export async function routeOf(
   proxyIdentifier: string,
   accountSid: string,
 ): Promise<Route | undefined> {
-  const from = await openParticipant(db, identifier, proxyIdentifier);
-  if (!from || from.account_sid !== accountSid) return undefined;
-  const session = await sessionBySid(db, from.session_sid);
-  const to = (await participantsOf(db, from.session_sid)).find((p) => p.sid !== from.sid);
-  return session && to ? { from, session, to } : undefined;
+  const row = (await selectRoute.first(db, proxyIdentifier, identifier, accountSid)) as
+    Record<string, unknown> | undefined;
+  if (!row) return undefined;
+  return {
+    from: part<ProxyParticipantRow>(row, 'f_', PARTICIPANT_COLUMNS),
+    session: part<ProxySessionRow>(row, 's_', SESSION_COLUMNS),
+    to: part<ProxyParticipantRow>(row, 't_', PARTICIPANT_COLUMNS),
+  };
 }
