@@ -12,6 +12,7 @@ import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { FINAL_STATUSES, holdNumber } from './support.js';
 
@@ -19,7 +20,7 @@ const API_KEY = 'tk_call_crash_200_test_key_0123456789';
 const CALLS = 200;
 /** Two minutes of call time: 12 s at 10× speed, so every call is still live when the server is killed. */
 const LONG = '<Response><Pause length="120"/><Say>Goodbye</Say><Hangup/></Response>';
-/** After the restart: the pauses' rest (12 s at most), the interrupted jobs' lease (15 s), and a loaded machine. */
+/** After the restart: the pauses' rest (12 s at most), the interrupted jobs' lease (7 s), and a loaded machine. */
 const DEADLINE_MS = 90_000;
 
 describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
@@ -36,7 +37,7 @@ describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
       SANDBOX_CALL_RING_MS: '1000',
       PORT: String(port),
       TELEPHONY_API_KEY: API_KEY,
-      JOB_LEASE_MS: '15000',
+      ...SHORT_LEASE,
     });
     const config = loadConfig(env);
     cleanups.push(async () => {

@@ -12,6 +12,7 @@ import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { FAST_CALLS, FINAL_STATUSES, holdNumber, sayThenHangup } from './support.js';
 
@@ -28,12 +29,15 @@ describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
   it('ends every call with one final event after a restart', { timeout: 120_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-call-crash-'));
     const port = await freePort();
-    // The shortest lease allowed: the fetches the killed instance held are claimed again 15 s later.
+    // A short lease: the fetches the killed instance held are claimed again 10 s later. Their timeout (5 s) outlasts
+    // the time from their start to the kill, so they are still in flight when the server dies.
     const env = testEnv(engine, dataDir, {
       ...FAST_CALLS,
       PORT: String(port),
       TELEPHONY_API_KEY: API_KEY,
-      JOB_LEASE_MS: '15000',
+      ...SHORT_LEASE,
+      CALL_FETCH_TIMEOUT_MS: '5000',
+      JOB_LEASE_MS: '10000',
     });
     const config = loadConfig(env);
     cleanups.push(async () => {

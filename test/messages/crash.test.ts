@@ -11,6 +11,7 @@ import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
@@ -53,7 +54,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
         WEBHOOK_RETRY_MAX_MS: '500',
         // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this
         // test short.
-        JOB_LEASE_MS: '15000',
+        ...SHORT_LEASE,
       });
       const config = loadConfig(env);
       cleanups.push(async () => {

@@ -13,6 +13,7 @@ import { ENGINES, testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 type Interaction = components['schemas']['ProxyInteraction'];
@@ -76,7 +77,7 @@ describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (en
         WEBHOOK_RETRY_BASE_MS: '50',
         WEBHOOK_RETRY_MAX_MS: '500',
         // Jobs the killed instance held run again once their lease ends: the shortest lease allowed.
-        JOB_LEASE_MS: '15000',
+        ...SHORT_LEASE,
       });
       const config = loadConfig(env);
       cleanups.push(async () => {
