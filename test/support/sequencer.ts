@@ -3,18 +3,23 @@
 // then orders by file size, which says little about a file's time (the docs test is mid-sized and the longest).
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** The longest files of a full run on both engines, longest first (seconds on a loaded 2-CPU machine). */
+/**
+ * The longest files, longest first: seconds alone (both engines, load average 6-10 on 2 CPUs, 2026-11-26), where a
+ * full run's last files take about as long. Measure again when a file grows long.
+ */
 const LONGEST_FIRST = [
-  'test/docs/docs.test.ts', // ~130
-  'test/system/shutdown.test.ts', // 60-110
-  'test/messages/cluster.test.ts', // ~90
-  'test/smpp/carrier-resilience.test.ts', // ~80
-  'test/messages/crash.test.ts',
-  'test/calls/engine-crash-200.test.ts',
-  'test/system/compiled.test.ts', // ~50: builds dist/
-  'test/metrics.test.ts',
-  'test/calls/engine-crash.test.ts',
-  'test/proxy/message-relay-crash.test.ts',
+  'test/smpp/carrier-resilience.test.ts', // 80-120
+  'test/system/shutdown.test.ts', // 78
+  'test/calls/engine-crash-200.test.ts', // 60-70
+  'test/proxy/message-relay-crash.test.ts', // 45-66
+  'test/messages/cluster.test.ts', // 58
+  'test/messages/crash.test.ts', // 58
+  'test/config.test.ts', // 38-67: starts many processes
+  'test/idempotency/crash-window.test.ts', // 47
+  'test/calls/engine-crash.test.ts', // 42-52
+  'test/docs/docs.test.ts', // 42
+  'test/metrics.test.ts', // 29
+  'test/system/compiled.test.ts', // 25: builds dist/
 ];
 
 export class LongestFirstSequencer extends BaseSequencer {
