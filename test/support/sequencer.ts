@@ -1,6 +1,6 @@
 // The order in which the two workers take the test files: the longest known first, so that no long file starts last
 // and runs alone at the end. Vitest orders by its cache of last durations, which a fresh clone (CI) does not have: it
-// then orders by file size, which says little about a file's time (the docs test is mid-sized and the longest).
+// then orders by file size, which says little about a file's time (the crash tests are short files).
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
