@@ -4,22 +4,31 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The longest files, longest first: seconds alone (both engines, load average 6-10 on 2 CPUs, 2026-11-26), where a
- * full run's last files take about as long. Measure again when a file grows long.
+ * The longest files, longest first: seconds in a full run on both engines (load average 10-15 on 2 CPUs,
+ * 2026-11-26), before their job leases were shortened. Measure again when a file grows long.
  */
 const LONGEST_FIRST = [
-  'test/smpp/carrier-resilience.test.ts', // 80-120
-  'test/system/shutdown.test.ts', // 78
-  'test/calls/engine-crash-200.test.ts', // 60-70
-  'test/proxy/message-relay-crash.test.ts', // 45-66
-  'test/messages/cluster.test.ts', // 58
-  'test/messages/crash.test.ts', // 58
-  'test/config.test.ts', // 38-67: starts many processes
-  'test/idempotency/crash-window.test.ts', // 47
-  'test/calls/engine-crash.test.ts', // 42-52
-  'test/docs/docs.test.ts', // 42
-  'test/metrics.test.ts', // 29
-  'test/system/compiled.test.ts', // 25: builds dist/
+  'test/smpp/carrier-resilience.test.ts', // 164
+  'test/messages/crash.test.ts', // 138
+  'test/idempotency/crash-window.test.ts', // 129
+  'test/proxy/pool.test.ts', // 95
+  'test/dashboard/numbers.test.ts', // 86
+  'test/ssrf/request-time.test.ts', // 85
+  'test/cli.test.ts', // 84
+  'test/dashboard/secret-sandbox.test.ts', // 83
+  'test/webhooks/robust.test.ts', // 81
+  'test/docs/docs.test.ts', // 81
+  'test/fuzz/fuzz.test.ts', // 81
+  'test/messages/cluster.test.ts', // 72
+  'test/proxy/expiry.test.ts', // 68
+  'test/limits/rate-limit.test.ts', // 58
+  'test/dashboard/logs.test.ts', // 57
+  'test/proxy/message-relay-crash.test.ts', // 56
+  'test/lookups/platform-signals.test.ts', // 55
+  'test/proxy/call-relay.test.ts', // 55
+  'test/calls/engine-crash.test.ts', // 52
+  'test/proxy/message-relay.test.ts', // 51
+  'test/calls/engine-crash-200.test.ts', // 50
 ];
 
 export class LongestFirstSequencer extends BaseSequencer {
