@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     // 140 files took a fifth of the run. Files share no state but those caches (each starts its own servers).
     maxWorkers: 2,
     isolate: false,
+    // The longest files first (a fresh clone has no durations cached): see test/support/sequencer.ts.
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
     // One Prism proxy for the whole run; every test file may only reach loopback.
     globalSetup: ['test/support/contract-global.ts'],

@@ -240,7 +240,7 @@ export const SETTINGS = {
   jobLeaseMs: integer({
     env: 'JOB_LEASE_MS',
     default: 60_000,
-    min: 15_000,
+    min: 5_000,
     max: 3_600_000,
     description:
       'How long a claimed job or webhook event stays reserved for its instance (ms); after an instance dies, its ' +
@@ -637,7 +637,8 @@ interface ConfigRule {
 /**
  * What a lease must hold beyond a webhook attempt's own timeout, whose timer starts in the sender thread: the claim's
  * commit, the hop to that thread and back, and the commit releasing the event. Those take milliseconds, seconds only
- * on a stalled event loop or database; 5 s is also what the shortest lease (15 s) leaves beside the default timeout.
+ * on a stalled event loop or database. The rules below, not the lease's own minimum, set the shortest lease: a timeout
+ * plus this margin.
  */
 const LEASE_MARGIN_MS = 5_000;
 const DAY_MS = 86_400_000;

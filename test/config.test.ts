@@ -114,7 +114,7 @@ describe('configuration from the environment', () => {
       'PUBLIC_URL must be an http or https URL without a query or fragment, got "voice.example.com"',
     ],
     ['CARRIER', 'kannel', 'CARRIER must be one of sandbox, smpp, got "kannel"'],
-    ['JOB_LEASE_MS', '1000', 'JOB_LEASE_MS must be an integer from 15000 to 3600000, got "1000"'],
+    ['JOB_LEASE_MS', '1000', 'JOB_LEASE_MS must be an integer from 5000 to 3600000, got "1000"'],
     ['JOB_CONCURRENCY', '10', 'JOB_CONCURRENCY must be an integer from 50 to 5000, got "10"'],
     ['JOB_CONCURRENCY', '100.5', 'JOB_CONCURRENCY must be an integer from 50 to 5000, got "100.5"'],
   ])('rejects %s=%s with a clear message', (name, value, message) => {
@@ -259,8 +259,9 @@ describe('rules between settings', () => {
   });
 
   it.each([
-    // The crash test's setting: the shortest lease beside the default webhook timeout.
+    // The shortest lease beside the default timeouts, and the crash tests' setting beside shorter ones.
     { JOB_LEASE_MS: '15000' },
+    { JOB_LEASE_MS: '7000', WEBHOOK_TIMEOUT_MS: '2000', CALL_FETCH_TIMEOUT_MS: '2000' },
     { JOB_LEASE_MS: '65000', WEBHOOK_TIMEOUT_MS: '60000' },
     { JOB_LEASE_MS: '65000', CALL_FETCH_TIMEOUT_MS: '60000' },
     { WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_RETRY_MAX_MS: '200' },

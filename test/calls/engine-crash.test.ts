@@ -1,17 +1,11 @@
 // The server SIGKILLed with calls live, then restarted on the same database: every call ends, each with exactly
 // one final event; a call whose instructions fetch was in flight in the dead instance ends `failed`
 // (call_interrupted) once that job's lease is over, the others resume.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createTelephonyClient } from '../../client/index.js';
-import { dropPostgresSchema } from '../../server/store/db.js';
-import { loadConfig } from '../../server/config.js';
-import { ENGINES, testEnv } from '../support/server.js';
-import { freePort } from '../support/prism.js';
-import { killServerProcess, startServerProcess } from '../support/run.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../support/server.js';
+import { killableServer, useCleanups } from '../support/killable.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { FAST_CALLS, FINAL_STATUSES, holdNumber, sayThenHangup } from './support.js';
 
@@ -20,38 +14,23 @@ const SPOKEN = 12;
 const FETCHING = 4;
 
 describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-  });
+  const cleanups = useCleanups();
 
   it('ends every call with one final event after a restart', { timeout: 120_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-call-crash-'));
-    const port = await freePort();
-    // The shortest lease allowed: the fetches the killed instance held are claimed again 15 s later.
-    const env = testEnv(engine, dataDir, {
-      ...FAST_CALLS,
-      PORT: String(port),
-      TELEPHONY_API_KEY: API_KEY,
-      JOB_LEASE_MS: '15000',
-    });
-    const config = loadConfig(env);
-    cleanups.push(async () => {
-      if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
+    // A short lease: the fetches the killed instance held are claimed again 10 s later. Their timeout (5 s) outlasts
+    // the time from their start to the kill, so they are still in flight when the server dies.
+    const server = await killableServer(
+      engine,
+      API_KEY,
+      { ...FAST_CALLS, ...SHORT_LEASE, CALL_FETCH_TIMEOUT_MS: '5000', JOB_LEASE_MS: '10000' },
+      cleanups,
+    );
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     // The instructions server answers after 30 s: the fetch is still in flight when the server is killed.
     receiver.answer = (request) => (request.path === '/slow' ? { status: 200, delayMs: 30_000 } : { status: 200 });
-    const url = `http://127.0.0.1:${port}`;
-    const ready = () => waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
-    let server = startServerProcess(env);
-    cleanups.push(async () => {
-      if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
-    });
-    await ready();
-    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+    await server.start();
+    const { client } = server;
     const from = await holdNumber({ client });
     const place = async (i: number, instructions: { twiml: string } | { url: string }) => {
       const to = `+1415555${String(1000 + i)}`;
@@ -68,10 +47,9 @@ describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
       Array.from({ length: FETCHING }, (_, i) => place(SPOKEN + i, { url: `${receiver.url}/slow` })),
     );
     await waitUntil(async () => receiver.all.filter((r) => r.path === '/slow').length === FETCHING, 20_000);
-    await killServerProcess(server);
+    await server.kill();
 
-    server = startServerProcess(env);
-    await ready();
+    await server.start();
     const final = async (sid: string) =>
       waitUntil(
         async () => {

@@ -2,18 +2,11 @@
 // A request made to fail once its work has committed (TEST_FAIL_AFTER_WORK, honoured only with NODE_ENV=test) is
 // retried with the same key: the retry replays the response the work recorded and creates nothing twice.
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
-import { dropPostgresSchema } from '../../server/store/db.js';
-import { loadConfig } from '../../server/config.js';
-import { ENGINES, testEnv, useTestServer, type TestAccount } from '../support/server.js';
+import { ENGINES, useTestServer, type TestAccount } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
-import { freePort } from '../support/prism.js';
-import { startServerProcess } from '../support/run.js';
-import { waitUntil } from '../support/wait.js';
+import { killableServer, useCleanups } from '../support/killable.js';
 
 type Client = TelephonyClient;
 const keyed = (key: string) => ({ params: { header: { 'Idempotency-Key': key } } });
@@ -125,33 +118,12 @@ const exited = (child: ChildProcess) =>
     : new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
 describe.each(ENGINES)('a server killed right after the work of an idempotent request committed (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-  });
+  const cleanups = useCleanups();
 
   it('replays the message the killed request created, and sends it once', { timeout: 120_000 }, async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-idem-crash-'));
-    const port = await freePort();
-    const env = testEnv(engine, dataDir, { PORT: String(port), TELEPHONY_API_KEY: API_KEY });
-    const config = loadConfig(env);
-    cleanups.push(async () => {
-      if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-    const url = `http://127.0.0.1:${port}`;
-    const run = async (extra: NodeJS.ProcessEnv) => {
-      const child = startServerProcess({ ...env, ...extra });
-      cleanups.push(async () => {
-        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
-        await exited(child);
-      });
-      await waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
-      return child;
-    };
-
-    const first = await run({ TEST_FAIL_AFTER_WORK: 'exit' });
-    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+    const server = await killableServer(engine, API_KEY, {}, cleanups);
+    const first = await server.start({ TEST_FAIL_AFTER_WORK: 'exit' });
+    const { client } = server;
     const { data: found } = await client.GET('/v1/available-phone-numbers/{country}/Local', {
       params: { path: { country: 'US' }, query: { page_size: 1 } },
     });
@@ -167,7 +139,7 @@ describe.each(ENGINES)('a server killed right after the work of an idempotent re
     // tsx reports its child's death by SIGKILL as exit code 137.
     expect(first.signalCode ?? first.exitCode).not.toBe(0);
 
-    await run({});
+    await server.start();
     const retried = await send();
     expect(retried.response.status).toBe(201);
     expect(retried.response.headers.get('idempotent-replayed')).toBe('true');

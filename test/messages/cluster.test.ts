@@ -13,6 +13,7 @@ import { testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
 import { killServerProcess, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
@@ -43,7 +44,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('three instances on one PostgreS
           WEBHOOK_RETRY_BASE_MS: '50',
           WEBHOOK_RETRY_MAX_MS: '500',
           // The killed instance's jobs and webhooks run elsewhere once their lease ends: the shortest allowed.
-          JOB_LEASE_MS: '15000',
+          ...SHORT_LEASE,
         }),
       );
       const config = loadConfig(envs[0]);

@@ -1,24 +1,16 @@
 // The server SIGKILLed mid-pipeline with hundreds of messages in flight, then restarted on the same database:
 // every message reaches a final state, none is sent twice, every status callback arrives at least once.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
-import { dropPostgresSchema } from '../../server/store/db.js';
-import { loadConfig } from '../../server/config.js';
-import { ENGINES, testEnv } from '../support/server.js';
-import { freePort } from '../support/prism.js';
-import { killServerProcess, startServerProcess } from '../support/run.js';
+import { describe, expect, it } from 'vitest';
+import type { TelephonyClient } from '../../client/index.js';
+import type { Config } from '../../server/config.js';
+import { ENGINES } from '../support/server.js';
+import { killableServer, useCleanups } from '../support/killable.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
 const API_KEY = 'tk_crash_test_key_0123456789abcdef';
-
-async function ready(url: string): Promise<void> {
-  await waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
-}
 
 async function allMessages(client: TelephonyClient) {
   const out = [];
@@ -32,44 +24,32 @@ async function allMessages(client: TelephonyClient) {
 }
 
 describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-  });
+  const cleanups = useCleanups();
 
   it(
     'finishes every message exactly once after a restart and delivers every callback',
     { timeout: 180_000 },
     async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-crash-'));
-      const port = await freePort();
-      const env = testEnv(engine, dataDir, {
-        PORT: String(port),
-        TELEPHONY_API_KEY: API_KEY,
-        SANDBOX_SENT_DELAY_MS: '100',
-        SANDBOX_DELIVERY_DELAY_MS: '200',
-        SANDBOX_MESSAGES_PER_SECOND: '150',
-        WEBHOOK_RETRY_BASE_MS: '50',
-        WEBHOOK_RETRY_MAX_MS: '500',
-        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this
-        // test short.
-        JOB_LEASE_MS: '15000',
-      });
-      const config = loadConfig(env);
-      cleanups.push(async () => {
-        if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      });
-      const url = `http://127.0.0.1:${port}`;
+      const server = await killableServer(
+        engine,
+        API_KEY,
+        {
+          SANDBOX_SENT_DELAY_MS: '100',
+          SANDBOX_DELIVERY_DELAY_MS: '200',
+          SANDBOX_MESSAGES_PER_SECOND: '150',
+          WEBHOOK_RETRY_BASE_MS: '50',
+          WEBHOOK_RETRY_MAX_MS: '500',
+          // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this
+          // test short.
+          ...SHORT_LEASE,
+        },
+        cleanups,
+      );
       const receiver = await startReceiver();
       cleanups.push(() => receiver.close());
 
-      let server = startServerProcess(env);
-      cleanups.push(async () => {
-        if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
-      });
-      await ready(url);
-      const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+      await server.start();
+      const { client } = server;
       const search = await client.GET('/v1/available-phone-numbers/{country}/Local', {
         params: { path: { country: 'US' }, query: { page_size: 1 } },
       });
@@ -90,12 +70,11 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
       );
       // Kill it while the pipeline is busy: some callbacks out, most messages still on their way.
       await receiver.waitFor((r) => r.length >= 60, 60_000);
-      await killServerProcess(server);
-      const atKill = await statusCounts(engine, config, sids);
+      await server.kill();
+      const atKill = await statusCounts(server.config, sids);
       expect(atKill.final).toBeLessThan(MESSAGES);
 
-      server = startServerProcess(env);
-      await ready(url);
+      await server.start();
       const finished = await waitUntil(
         async () => {
           const list = await allMessages(client);
@@ -123,7 +102,7 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
 });
 
 /** How many of the messages were final when the server died (read straight from the database). */
-async function statusCounts(engine: string, config: ReturnType<typeof loadConfig>, sids: string[]) {
+async function statusCounts(config: Config, sids: string[]) {
   const { Store } = await import('../../server/store/db.js');
   const store = await Store.open({
     databaseUrl: config.databaseUrl,
@@ -132,7 +111,6 @@ async function statusCounts(engine: string, config: ReturnType<typeof loadConfig
   });
   try {
     const rows = await store.db.selectFrom('messages').select(['sid', 'status']).execute();
-    void engine;
     return { total: rows.length, final: rows.filter((r) => r.status === 'delivered' && sids.includes(r.sid)).length };
   } finally {
     await store.close();

@@ -1,18 +1,14 @@
 // The server SIGKILLed while participants' messages to their proxy numbers are being relayed, then restarted on the
 // same database: every inbound message it acknowledged (or stored) has exactly one relayed message, never none and
 // never two, and every relay goes on to be delivered once, with its interaction's events.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createTelephonyClient, type TelephonyClient } from '../../client/index.js';
+import { describe, expect, it } from 'vitest';
+import type { TelephonyClient } from '../../client/index.js';
 import type { components } from '../../generated/openapi.js';
-import { dropPostgresSchema } from '../../server/store/db.js';
-import { loadConfig } from '../../server/config.js';
-import { ENGINES, testEnv } from '../support/server.js';
-import { freePort } from '../support/prism.js';
-import { killServerProcess, startServerProcess } from '../support/run.js';
+import type { Config } from '../../server/config.js';
+import { ENGINES } from '../support/server.js';
+import { killableServer, useCleanups } from '../support/killable.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 
 type Interaction = components['schemas']['ProxyInteraction'];
@@ -22,10 +18,6 @@ const POOL = 3;
 /** Acknowledged inbound messages before the kill; the lanes keep sending until it. */
 const KILL_AFTER = 150;
 const API_KEY = 'tk_proxy_crash_test_key_0123456789ab';
-
-async function ready(url: string): Promise<void> {
-  await waitUntil(async () => (await fetch(`${url}/readyz`)).ok, 60_000, 'the server to be ready');
-}
 
 async function allMessages(client: TelephonyClient, direction: 'inbound' | 'outbound-reply') {
   const out = [];
@@ -56,43 +48,31 @@ async function allInteractions(client: TelephonyClient, sessionSids: string[]): 
 }
 
 describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (engine) => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-  });
+  const cleanups = useCleanups();
 
   it(
     'relays every stored inbound message exactly once after a restart, and delivers each relay once',
     { timeout: 180_000 },
     async () => {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'telephony-proxy-crash-'));
-      const port = await freePort();
-      const env = testEnv(engine, dataDir, {
-        PORT: String(port),
-        TELEPHONY_API_KEY: API_KEY,
-        SANDBOX_SENT_DELAY_MS: '100',
-        SANDBOX_DELIVERY_DELAY_MS: '200',
-        SANDBOX_MESSAGES_PER_SECOND: '150',
-        WEBHOOK_RETRY_BASE_MS: '50',
-        WEBHOOK_RETRY_MAX_MS: '500',
-        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed.
-        JOB_LEASE_MS: '15000',
-      });
-      const config = loadConfig(env);
-      cleanups.push(async () => {
-        if (config.databaseSchema) await dropPostgresSchema(config.databaseUrl!, config.databaseSchema);
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      });
-      const url = `http://127.0.0.1:${port}`;
+      const server = await killableServer(
+        engine,
+        API_KEY,
+        {
+          SANDBOX_SENT_DELAY_MS: '100',
+          SANDBOX_DELIVERY_DELAY_MS: '200',
+          SANDBOX_MESSAGES_PER_SECOND: '150',
+          WEBHOOK_RETRY_BASE_MS: '50',
+          WEBHOOK_RETRY_MAX_MS: '500',
+          // Jobs the killed instance held run again once their lease ends: the shortest lease allowed.
+          ...SHORT_LEASE,
+        },
+        cleanups,
+      );
       const receiver = await startReceiver();
       cleanups.push(() => receiver.close());
 
-      let server = startServerProcess(env);
-      cleanups.push(async () => {
-        if (server.exitCode === null && server.signalCode === null) await killServerProcess(server);
-      });
-      await ready(url);
-      const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+      await server.start();
+      const { client } = server;
       const search = await client.GET('/v1/available-phone-numbers/{country}/Local', {
         params: { path: { country: 'US' }, query: { page_size: POOL } },
       });
@@ -138,15 +118,14 @@ describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (en
         }),
       );
       await waitUntil(async () => acknowledged.length >= KILL_AFTER, 60_000, `${KILL_AFTER} acknowledged messages`);
-      await killServerProcess(server);
+      await server.kill();
       killed = true;
       await lanes;
       // The kill came mid-relay: relayed messages were still on their way.
-      const atKill = await relaysAtKill(config);
+      const atKill = await relaysAtKill(server.config);
       expect(atKill.delivered).toBeLessThan(atKill.total);
 
-      server = startServerProcess(env);
-      await ready(url);
+      await server.start();
       const sessionSids = sessions.map((s) => s.sid);
       const relays = await waitUntil(
         async () => {
@@ -194,7 +173,7 @@ describe.each(ENGINES)('a server killed while relaying proxy messages (%s)', (en
 
 /** How many relayed messages there were when the server died, and how many of them were delivered (read straight
  * from the database). */
-async function relaysAtKill(config: ReturnType<typeof loadConfig>) {
+async function relaysAtKill(config: Config) {
   const { Store } = await import('../../server/store/db.js');
   const store = await Store.open({
     databaseUrl: config.databaseUrl,

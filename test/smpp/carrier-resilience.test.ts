@@ -6,6 +6,7 @@ import { ENGINES, startTestServer, type TestServer } from '../support/server.js'
 import { accountWithNumber, giveNumber } from '../support/numbers.js';
 import { waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
+import { SHORT_LEASE } from '../support/lease.js';
 import { startTestSmsc, type TestSmsc } from '../support/smsc.js';
 import { freshDestination, smppEnv, submitsTo, waitReady } from './carrier-support.js';
 
@@ -108,13 +109,13 @@ describe.each(ENGINES)('SMPP carrier: resilience (%s)', (engine) => {
     'holds the job while a part waits longer than a job lease for its answer: submitted once',
     { timeout: 60_000 },
     async () => {
-      // A lease of 15 s, an answer after 18 s: without the job held meanwhile, the worker would take it for dead and
+      // A lease of 7 s, an answer after 10 s: without the job held meanwhile, the worker would take it for dead and
       // submit the part again while the first submission is still waiting.
-      const { smsc, t } = await start({ JOB_LEASE_MS: '15000', SMPP_RESPONSE_TIMEOUT_MS: '25000' });
+      const { smsc, t } = await start({ ...SHORT_LEASE, SMPP_RESPONSE_TIMEOUT_MS: '15000' });
       await waitReady(t);
       const { account, from } = await accountWithNumber(t);
       const to = freshDestination();
-      smsc.respondWith(() => ({ status: 0, delayMs: 18_000 }));
+      smsc.respondWith(() => ({ status: 0, delayMs: 10_000 }));
       const { data } = await account.client.POST('/v1/messages', { body: { from, to, body: 'Queued at the SMSC' } });
       await waitForStatus(account.client, data!.sid, 'sent', 40_000);
       expect(submitsTo(smsc, to)).toHaveLength(1);
