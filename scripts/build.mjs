@@ -2,9 +2,10 @@
 // Plain JavaScript, so that `npm start` (scripts/start.mjs) can check and build without tsx.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
@@ -41,7 +42,25 @@ export function staleReason() {
   return changed ? `${changed} changed since the last build` : null;
 }
 
-export function build() {
+/**
+ * What express-openapi-validator would otherwise do to the spec at every start (see server/http/validator-start.ts),
+ * done here with its own code: the check against the OpenAPI meta-schema (an invalid spec fails the build), and
+ * whether bundling its `$ref`s changes anything (a spec whose references are all local and direct is left as is).
+ */
+async function checkForValidator(spec) {
+  const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+  // In the validator's order: bundled first, then the bundled document checked.
+  const $RefParser = requireFromValidator('@apidevtools/json-schema-ref-parser');
+  const bundled = await $RefParser.bundle(structuredClone(spec));
+  const { OpenAPISchemaValidator } = requireFromValidator('./framework/openapi.schema.validator.js');
+  const { errors } = new OpenAPISchemaValidator({ version: spec.openapi, validateApiSpec: true }).validate(bundled);
+  if (errors.length) {
+    throw new Error(`spec/openapi.yaml is no valid OpenAPI document:\n${JSON.stringify(errors, null, 2)}`);
+  }
+  return { metaSchema: true, bundled: isDeepStrictEqual(bundled, spec) };
+}
+
+export async function build() {
   // From scratch: a module deleted from server/ must not linger in dist/.
   fs.rmSync(DIST, { recursive: true, force: true });
   // Type checking is `npm run typecheck`'s job; emitting without it takes half the time.
@@ -55,14 +74,18 @@ export function build() {
     fs.rmSync(path.join(DIST, asset), { recursive: true, force: true });
     fs.cpSync(path.join(ROOT, asset), path.join(DIST, asset), { recursive: true });
   }
-  // Parsed once here rather than at every start (see server/http/spec.ts).
+  // Parsed once here rather than at every start (see server/http/spec.ts). Loaded only to build: `npm start` imports
+  // this module to check whether dist/ is current, and loading the parser cost every start about 40 ms of CPU.
+  const { default: YAML } = await import('yaml');
   const spec = YAML.parse(fs.readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8'));
   fs.writeFileSync(path.join(DIST, 'spec/openapi.json'), JSON.stringify(spec));
+  const checked = await checkForValidator(spec);
+  fs.writeFileSync(path.join(DIST, 'spec/openapi-checked.json'), `${JSON.stringify(checked)}\n`);
   fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const started = performance.now();
-  build();
+  await build();
   console.log(`Built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }

@@ -4,6 +4,6 @@ import { build, staleReason } from './build.mjs';
 const stale = staleReason();
 if (stale) {
   console.error(`Building the server (${stale})...`);
-  build();
+  await build();
 }
 await import('../dist/server/main.js');

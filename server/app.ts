@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import './http/route-regexp-cache.js';
+import { BUNDLED_AT_BUILD } from './http/validator-start.js';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { Store } from './store/db.js';
@@ -52,9 +53,13 @@ function createApp(services: Services, readiness: Readiness): Express {
   app.use('/v1', readBody());
   // The dashboard's pages are no API operations: they are served before the validator, with their own sign-in.
   mountDashboard(app, services);
+  const { checkedAtBuild } = loadSpec();
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,
+      // Compiled, the build did both already (see server/http/validator-start.ts).
+      validateApiSpec: !checkedAtBuild.metaSchema,
+      $refParser: checkedAtBuild.bundled ? BUNDLED_AT_BUILD : undefined,
       validateRequests: { allErrors: true },
       validateResponses: config.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,

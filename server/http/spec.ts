@@ -11,6 +11,9 @@ const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.u
 const PARSED_PATH = import.meta.url.endsWith('.js')
   ? fileURLToPath(new URL('../../spec/openapi.json', import.meta.url))
   : null;
+const CHECKED_PATH = import.meta.url.endsWith('.js')
+  ? fileURLToPath(new URL('../../spec/openapi-checked.json', import.meta.url))
+  : null;
 
 type Schema = Record<string, any>;
 
@@ -32,6 +35,12 @@ export interface LoadedSpec {
   yaml: string;
   json: string;
   operations: OperationInfo[];
+  /**
+   * What the build did for express-openapi-validator (scripts/build.mjs, server/http/validator-start.ts): checked
+   * the spec against the OpenAPI meta-schema, and found that bundling its `$ref`s changes nothing. Both false when
+   * running from source: the validator does both at start.
+   */
+  checkedAtBuild: { metaSchema: boolean; bundled: boolean };
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -63,7 +72,14 @@ export function loadSpec(): LoadedSpec {
       });
     }
   }
-  cached = { document, yaml, json: json ?? JSON.stringify(document), operations: ops };
+  const checked = CHECKED_PATH ? (JSON.parse(fs.readFileSync(CHECKED_PATH, 'utf8')) as Partial<Schema>) : {};
+  cached = {
+    document,
+    yaml,
+    json: json ?? JSON.stringify(document),
+    operations: ops,
+    checkedAtBuild: { metaSchema: checked.metaSchema === true, bundled: checked.bundled === true },
+  };
   return cached;
 }
 

@@ -61,6 +61,17 @@ describe('the compiled server (npm start)', () => {
     await receiver.waitFor((r) => r.some((w) => w.json?.type === 'message.delivered'));
   });
 
+  it("skips at start the validator's spec checks the build did, and rejects an invalid request", async () => {
+    const checked = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/spec/openapi-checked.json'), 'utf8'));
+    expect(checked).toEqual({ metaSchema: true, bundled: true });
+    await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000, 'the compiled server ready');
+    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+    const sent = await client.POST('/v1/messages', { body: { from: '+14155550100', to: 'not a number', body: 'hi' } });
+    expect(sent.response.status).toBe(400);
+    // The validator's answer: the field that breaks the spec's pattern.
+    expect((sent.error as { errors?: { field: string }[] }).errors?.map((e) => e.field)).toEqual(['to']);
+  });
+
   it('serves the spec and the dashboard pages from its copied files', async () => {
     expect((await fetch(`${url}/openapi.yaml`)).status).toBe(200);
     const page = await fetch(`${url}/dashboard/sign-in`);
