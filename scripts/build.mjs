@@ -61,27 +61,48 @@ async function checkForValidator(spec) {
 }
 
 export async function build() {
-  // From scratch: a module deleted from server/ must not linger in dist/.
-  fs.rmSync(DIST, { recursive: true, force: true });
-  // Type checking is `npm run typecheck`'s job; emitting without it takes half the time.
-  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (compiled.status !== 0) throw new Error(`tsc failed (exit code ${compiled.status})`);
-  for (const asset of ASSETS) {
-    fs.rmSync(path.join(DIST, asset), { recursive: true, force: true });
-    fs.cpSync(path.join(ROOT, asset), path.join(DIST, asset), { recursive: true });
+  // Built beside dist/ and swapped in whole: a running server still loads files of dist/ lazily (the webhook
+  // thread, the dashboard's views), and two builds at once (two stale starts) must not delete each other's files.
+  // From scratch, too: a module deleted from server/ must not linger.
+  const out = path.join(ROOT, `dist.building-${process.pid}`);
+  fs.rmSync(out, { recursive: true, force: true });
+  try {
+    // Type checking is `npm run typecheck`'s job; emitting without it takes half the time.
+    const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+    const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--outDir', out], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (compiled.status !== 0) throw new Error(`tsc failed (exit code ${compiled.status})`);
+    for (const asset of ASSETS) fs.cpSync(path.join(ROOT, asset), path.join(out, asset), { recursive: true });
+    // Parsed once here rather than at every start (see server/http/spec.ts). Loaded only to build: `npm start`
+    // imports this module to check whether dist/ is current, and loading the parser cost every start about 40 ms.
+    const { default: YAML } = await import('yaml');
+    const spec = YAML.parse(fs.readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8'));
+    fs.writeFileSync(path.join(out, 'spec/openapi.json'), JSON.stringify(spec));
+    const checked = await checkForValidator(spec);
+    fs.writeFileSync(path.join(out, 'spec/openapi-checked.json'), `${JSON.stringify(checked)}\n`);
+    fs.writeFileSync(path.join(out, path.basename(STAMP)), `${new Date().toISOString()}\n`);
+    swapIn(out);
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
   }
-  // Parsed once here rather than at every start (see server/http/spec.ts). Loaded only to build: `npm start` imports
-  // this module to check whether dist/ is current, and loading the parser cost every start about 40 ms of CPU.
-  const { default: YAML } = await import('yaml');
-  const spec = YAML.parse(fs.readFileSync(path.join(ROOT, 'spec/openapi.yaml'), 'utf8'));
-  fs.writeFileSync(path.join(DIST, 'spec/openapi.json'), JSON.stringify(spec));
-  const checked = await checkForValidator(spec);
-  fs.writeFileSync(path.join(DIST, 'spec/openapi-checked.json'), `${JSON.stringify(checked)}\n`);
-  fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+}
+
+/** Puts the finished build `out` in dist/'s place; a build that finished first meanwhile is as good as this one. */
+function swapIn(out) {
+  const old = path.join(ROOT, `dist.old-${process.pid}`);
+  try {
+    fs.renameSync(DIST, old);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+  try {
+    fs.renameSync(out, DIST);
+  } catch (err) {
+    if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+  }
+  fs.rmSync(old, { recursive: true, force: true });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
