@@ -63,6 +63,12 @@ export function latestToNumber(db: Conn, accountSid: string, to: string): Promis
     .executeTakeFirst();
 }
 
+/**
+ * `status = 'pending'` written into the SQL: bound as a parameter, it could make the partial index
+ * `verifications_one_pending` usable, and SQLite then plans the statement again at every run.
+ */
+const PENDING = sql<boolean>`status = 'pending'`;
+
 // The queries of every send, built once (see prepared.ts).
 const selectPending = prepared((db, accountSid: string, to: string) =>
   db
@@ -70,7 +76,7 @@ const selectPending = prepared((db, accountSid: string, to: string) =>
     .selectAll()
     .where('account_sid', '=', accountSid)
     .where('to_number', '=', to)
-    .where(sql<boolean>`status = 'pending'`),
+    .where(PENDING),
 );
 const insertRow = prepared((db, row: VerificationRow) => db.insertInto('verifications').values(row));
 const insertSend = prepared((db, row: NewSend) => db.insertInto('verification_sends').values(row));
@@ -151,7 +157,7 @@ export function endPending(
     .updateTable('verifications')
     .set({ ...set, code_sealed: null })
     .where('sid', '=', sid)
-    .where('status', '=', 'pending')
+    .where(PENDING)
     .returningAll()
     .executeTakeFirst();
 }
@@ -170,7 +176,7 @@ export function resendPending(
     .updateTable('verifications')
     .set({ channel, date_updated: now })
     .where('sid', '=', sid)
-    .where('status', '=', 'pending')
+    .where(PENDING)
     .returningAll()
     .executeTakeFirst();
 }
@@ -181,7 +187,7 @@ export function countWrongCode(db: Conn, sid: string, now: string) {
     .updateTable('verifications')
     .set((eb) => ({ check_attempts: eb('check_attempts', '+', 1), date_updated: now }))
     .where('sid', '=', sid)
-    .where('status', '=', 'pending')
+    .where(PENDING)
     .returningAll()
     .executeTakeFirst();
 }
