@@ -1,7 +1,7 @@
 // The aggregate reads behind the database gauges of /metrics (see metrics.ts), one query each, run at scrape time.
 // They read across the areas' tables, so they live beside the metrics rather than in each area's store. Each one is
-// answered from an index (migrations 008, 010, 019, 021), except the live jobs, which are read whole: the jobs table holds
-// only work not done yet, and an index of it by kind would cost every job an entry to write and delete.
+// answered from an index (migrations 008, 010, 019, 021), except the live jobs, which are read whole: the jobs table
+// holds only work not done yet, and an index of it by kind would cost every job an entry to write and delete.
 import { sql } from 'kysely';
 import type { Db } from '../store/db.js';
 import type { MessageRow } from '../store/schema.js';

@@ -92,7 +92,8 @@ describe.each(ENGINES)('logs query plans (%s)', (engine) => {
         if (engine === 'sqlite') {
           expect(explained, `${index} ${direction}`).toMatch(
             new RegExp(
-              `^SEARCH \\w+ USING INDEX ${index} \\(${entry.replaceAll('?', '\\?')} AND \\(date_created,sid\\)[<>]\\(\\?,\\?\\)\\)$`,
+              `^SEARCH \\w+ USING INDEX ${index} \\(${entry.replaceAll('?', '\\?')} AND ` +
+                `\\(date_created,sid\\)[<>]\\(\\?,\\?\\)\\)$`,
             ),
           );
         } else {
