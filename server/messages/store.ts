@@ -155,7 +155,7 @@ export function listMessages(
   return paginate(messagesWhere(db, accountSid, filters), page);
 }
 
-/** The account's messages that pass `filters`, unordered: each filter has an index that starts with it (016). */
+/** The account's messages that pass `filters`, unordered: each filter has an index that leads to it (016, 021). */
 export function messagesWhere(db: Db, accountSid: string, filters: MessageFilters) {
   let query = db.selectFrom('messages').selectAll().where('account_sid', '=', accountSid);
   if (filters.to) query = query.where('to_number', '=', filters.to);

@@ -21,6 +21,7 @@ import * as smpp from './017_smpp.js';
 import * as sandboxHandovers from './018_sandbox_handovers.js';
 import * as metricsIndexes from './019_metrics_indexes.js';
 import * as queueCountStripes from './020_queue_count_stripes.js';
+import * as fewerMessageIndexes from './021_fewer_message_indexes.js';
 import * as queueAdmission from './022_queue_admission.js';
 
 /** What a migration may need beyond the database. */
@@ -52,6 +53,7 @@ const MIGRATIONS: [string, Up][] = [
   ['018_sandbox_handovers', sandboxHandovers.up],
   ['019_metrics_indexes', metricsIndexes.up],
   ['020_queue_count_stripes', queueCountStripes.up],
+  ['021_fewer_message_indexes', fewerMessageIndexes.up],
   ['022_queue_admission', queueAdmission.up],
 ];
 
