@@ -188,9 +188,9 @@ export const SETTINGS = {
     env: 'DATABASE_SYNCHRONOUS_COMMIT',
     description:
       "PostgreSQL only: `synchronous_commit` on the server's connections. With `off`, PostgreSQL confirms a commit " +
-      'before its write-ahead log is on disk: a commit waits for no disk flush, so each ' +
-      'request and message takes less time, but a crash of PostgreSQL itself (or of its machine) loses the writes of its last ' +
-      'moments (up to three times `wal_writer_delay`, 0.6 s by default) that the API had already answered; the ' +
+      'before its write-ahead log is on disk: a commit waits for no disk flush, so each request and message takes ' +
+      'less time, but a crash of PostgreSQL itself (or of its machine) loses the writes of its last moments (up to ' +
+      'three times `wal_writer_delay`, 0.6 s by default) that the API had already answered; the ' +
       'database stays consistent. A crash of this server loses nothing either way.',
     default: "(none: the database's own, `on` unless changed)",
     accepts: 'on, off, local, remote_write or remote_apply',

@@ -69,7 +69,7 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     expect(await askWhileOneInFlight(store, 10)).toEqual({ room: true, answeredBeforeCommit: false });
   });
 
-  it('far from the quota (its count plus max_connections within it), a send does not wait for the one in flight', async () => {
+  it('far from the quota (count plus max_connections within it), a send does not wait for one in flight', async () => {
     const { store, connections } = await storeWith(8);
     expect(await askWhileOneInFlight(store, 8 + 1 + connections)).toEqual({ room: true, answeredBeforeCommit: true });
   });
