@@ -6,7 +6,7 @@ import type { Config } from '../../server/config.js';
 import { ENGINES } from '../support/server.js';
 import { killableServer, useCleanups } from '../support/killable.js';
 import { waitUntil } from '../support/wait.js';
-import { SHORT_LEASE } from '../support/lease.js';
+import { CRASH_PIPELINE } from '../support/lease.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 
 const MESSAGES = 300;
@@ -33,16 +33,8 @@ describe.each(ENGINES)('a server killed mid-pipeline (%s)', (engine) => {
       const server = await killableServer(
         engine,
         API_KEY,
-        {
-          SANDBOX_SENT_DELAY_MS: '100',
-          SANDBOX_DELIVERY_DELAY_MS: '200',
-          SANDBOX_MESSAGES_PER_SECOND: '150',
-          WEBHOOK_RETRY_BASE_MS: '50',
-          WEBHOOK_RETRY_MAX_MS: '500',
-          // Jobs the killed instance held run again once their lease ends: the shortest lease allowed keeps this
-          // test short.
-          ...SHORT_LEASE,
-        },
+        // Jobs the killed instance held run again once their lease ends: the shortest lease allowed.
+        CRASH_PIPELINE,
         cleanups,
       );
       const receiver = await startReceiver();

@@ -7,3 +7,13 @@ export const SHORT_LEASE: Record<string, string> = {
   CALL_FETCH_TIMEOUT_MS: '2000',
   JOB_LEASE_MS: '7000',
 };
+
+/** A quick sandbox pipeline and webhook retries for the crash tests, with the short lease. */
+export const CRASH_PIPELINE: Record<string, string> = {
+  SANDBOX_SENT_DELAY_MS: '100',
+  SANDBOX_DELIVERY_DELAY_MS: '200',
+  SANDBOX_MESSAGES_PER_SECOND: '150',
+  WEBHOOK_RETRY_BASE_MS: '50',
+  WEBHOOK_RETRY_MAX_MS: '500',
+  ...SHORT_LEASE,
+};
