@@ -4,19 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { createRequire } from 'node:module';
-import {
-  DEFAULT_MIGRATION_TABLE,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  SqliteAdapter,
-  SqliteDialect,
-  sql,
-  type Transaction,
-} from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor, type MigrationContext } from './migrations/index.js';
+import { OwnSchemaPostgresDialect } from './own-schema.js';
 import { GroupCommit } from './sqlite/group-commit.js';
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
@@ -130,30 +122,16 @@ export class Store {
 
   private async migrate(upTo: string | undefined, context: MigrationContext): Promise<void> {
     const provider = { getMigrations: () => Promise.resolve(migrationsFor(this.dialect, context)) };
-    // Kysely looks for its migration tables in every schema unless told which: with one schema per
-    // test server, another server's tables would be taken for ours.
     const migrator = new Migrator({
       db: this.sqlite ? migrationConnection(this.sqlite.file) : this.db,
       provider,
       ...(this.schema ? { migrationTableSchema: this.schema } : {}),
     });
-    let { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
-    // Kysely's migrator lists the tables of every schema of the database, which fails when another schema is dropped
-    // meanwhile (another application's, or another test server's): no fault of ours, and another look passes.
-    for (let retry = 0; error && retry < 3 && this.otherSchemaDropped(error); retry++) {
-      ({ error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest()));
-    }
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
       throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
     }
-  }
-
-  private otherSchemaDropped(error: unknown): boolean {
-    // `schema "s" does not exist`, or `relation "s.table" does not exist` when the schema went between two reads.
-    const match = /^(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist$/.exec((error as Error).message);
-    const missing = match?.[1] ?? match?.[2];
-    return missing !== undefined && missing !== this.schema;
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -349,7 +327,7 @@ async function openPostgres(
   const broken = (err: Error) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another');
   pool.on('error', broken);
   pool.on('connect', (client) => client.on('error', broken));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);
 }
 

@@ -1,5 +1,4 @@
 // What the store holds for one account, read straight from the database: for tests that check what was (not) written.
-import { sql } from 'kysely';
 import type { TestServer } from './server.js';
 
 /** Every row of `table` that belongs to the account. */
@@ -18,22 +17,9 @@ export async function stateOfAccount(
   except: readonly string[] = [],
 ): Promise<Record<string, unknown[]>> {
   const db = t.server.services.store.db;
-  const schema = t.config.databaseSchema ?? undefined;
-  // On PostgreSQL, from the catalog of this server's schema only: Kysely's introspection reads every schema, and
-  // fails when another test file drops its schema meanwhile ("schema t_... does not exist").
-  const named = schema
-    ? (
-        await sql<{ name: string }>`
-          select distinct c.relname as name from pg_class c
-          join pg_namespace n on n.oid = c.relnamespace
-          join pg_attribute a on a.attrelid = c.oid
-          where n.nspname = ${schema} and c.relkind = 'r' and a.attname = 'account_sid' and not a.attisdropped`.execute(
-          db,
-        )
-      ).rows.map((row) => row.name)
-    : (await db.introspection.getTables())
-        .filter((table) => table.columns.some((c) => c.name === 'account_sid'))
-        .map((table) => table.name);
+  const named = (await db.introspection.getTables())
+    .filter((table) => table.columns.some((c) => c.name === 'account_sid'))
+    .map((table) => table.name);
   const tables = named.filter((name) => !except.includes(name)).sort();
   const state: Record<string, unknown[]> = {};
   for (const table of tables) {
