@@ -220,8 +220,6 @@ interface VerificationSendRow {
   to_number: string;
   channel: VerificationChannel;
   date_sent: string;
-  /** Its ordinal among the account's sends, from 1, in the order of date_sent (migration 025). */
-  account_seq: number;
 }
 
 interface AccountSettingsRow {

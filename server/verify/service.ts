@@ -19,7 +19,6 @@ import { VerificationEvents } from './events.js';
 import { blockedReason } from './fraud.js';
 import { CODE_PLACEHOLDER, TEMPLATES, renderCode, type Locale } from './templates.js';
 import * as verifications from './store.js';
-import type { AccountWindow } from './store.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { verificationView, type VerificationRecord } from './view.js';
 import {
@@ -108,7 +107,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         await this.expire(tx, pending);
         pending = undefined;
       }
-      const { latest } = await this.enforceSendLimits(tx, accountSid, input.to, now);
+      await this.enforceSendLimits(tx, accountSid, input.to, now);
 
       const sentAt = new Date(now).toISOString();
       const kept = pending && this.codes.tryUnseal(pending.sid, pending.code_sealed);
@@ -161,7 +160,6 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         to_number: row.to_number,
         channel: input.channel,
         date_sent: sentAt,
-        account_seq: latest + 1,
       });
       const delivery: OtpDelivery = {
         verificationSid: row.sid,
@@ -183,10 +181,13 @@ export class VerificationService implements OtpReports, VerificationCallReports 
     });
   }
 
-  /** Refuses a send over a limit; answers the account's window of the last hour. */
-  private async enforceSendLimits(tx: Tx, accountSid: string, to: string, now: number): Promise<AccountWindow> {
-    const since = new Date(now - LIMITS.sendWindowMs).toISOString();
-    const toNumber = await verifications.sendsToNumberSince(tx.db, accountSid, since, to);
+  private async enforceSendLimits(tx: Tx, accountSid: string, to: string, now: number): Promise<void> {
+    const toNumber = await verifications.sendsSince(
+      tx.db,
+      accountSid,
+      new Date(now - LIMITS.sendWindowMs).toISOString(),
+      to,
+    );
     if (toNumber.count >= LIMITS.sendsPerNumber) {
       throw errors.maxSendAttemptsReached(
         to,
@@ -200,7 +201,6 @@ export class VerificationService implements OtpReports, VerificationCallReports 
     if (account.count >= cap) {
       throw errors.verificationSendCapReached(cap, secondsUntil(account.oldest, HOUR_MS, now));
     }
-    return account;
   }
 
   async check(accountSid: string, input: CheckVerificationInput): Promise<VerificationRecord> {

@@ -87,45 +87,15 @@ const selectSends = prepared((db, verificationSid: string) =>
     .where('verification_sid', '=', verificationSid)
     .orderBy('id'),
 );
-const selectNumberWindow = prepared((db, accountSid: string, since: string, to: string) =>
+const windowOf = (db: Db, accountSid: string, since: string) =>
   db
     .selectFrom('verification_sends')
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<string>('date_sent').as('oldest')])
     .where('account_sid', '=', accountSid)
-    .where('date_sent', '>', since)
-    .where('to_number', '=', to),
-);
-// Three steps into the index (account, time, ordinal): the latest send, the last one at or before `since`, the first
-// one after it. Ordinals follow date_sent, so the sends after `since` are the latest's ordinal less the other's.
-const selectAccountWindow = prepared((db, accountSid: string, since: string) =>
-  db.selectNoFrom((eb) => [
-    eb
-      .selectFrom('verification_sends')
-      .select('account_seq')
-      .where('account_sid', '=', accountSid)
-      .orderBy('date_sent', 'desc')
-      .orderBy('account_seq', 'desc')
-      .limit(1)
-      .as('latest'),
-    eb
-      .selectFrom('verification_sends')
-      .select('account_seq')
-      .where('account_sid', '=', accountSid)
-      .where('date_sent', '<=', since)
-      .orderBy('date_sent', 'desc')
-      .orderBy('account_seq', 'desc')
-      .limit(1)
-      .as('before'),
-    eb
-      .selectFrom('verification_sends')
-      .select('date_sent')
-      .where('account_sid', '=', accountSid)
-      .where('date_sent', '>', since)
-      .orderBy('date_sent')
-      .orderBy('account_seq')
-      .limit(1)
-      .as('oldest'),
-  ]),
+    .where('date_sent', '>', since);
+const selectAccountWindow = prepared(windowOf);
+const selectNumberWindow = prepared((db, accountSid: string, since: string, to: string) =>
+  windowOf(db, accountSid, since).where('to_number', '=', to),
 );
 
 export function pendingToNumber(db: Conn, accountSid: string, to: string): Promise<VerificationRow | undefined> {
@@ -142,8 +112,6 @@ interface NewSend {
   to_number: string;
   channel: VerificationChannel;
   date_sent: string;
-  /** One more than the account's latest (AccountWindow.latest), read under the account's send lock. */
-  account_seq: number;
 }
 
 export async function recordSend(db: Conn, row: NewSend) {
@@ -172,22 +140,12 @@ export async function sendsOf(db: Conn, verificationSid: string): Promise<SendAt
   return rows.map((r) => ({ time: r.date_sent, channel: r.channel }));
 }
 
-/** Sends of the account to `to` since `since`. */
-export async function sendsToNumberSince(db: Conn, accountSid: string, since: string, to: string): Promise<Window> {
-  const row = await selectNumberWindow.first(db, accountSid, since, to);
+/** Sends of the account since `since`, to one number when `to` is given. */
+export async function sendsSince(db: Conn, accountSid: string, since: string, to?: string): Promise<Window> {
+  const row = to
+    ? await selectNumberWindow.first(db, accountSid, since, to)
+    : await selectAccountWindow.first(db, accountSid, since);
   return { count: Number(row!.count), oldest: row!.oldest ?? null };
-}
-
-export interface AccountWindow extends Window {
-  /** The ordinal of the account's latest send, 0 before its first. */
-  latest: number;
-}
-
-/** Sends of the account since `since` (exact while the clock does not go back, as the ordinals follow it). */
-export async function sendsSince(db: Conn, accountSid: string, since: string): Promise<AccountWindow> {
-  const row = (await selectAccountWindow.first(db, accountSid, since))!;
-  const latest = Number(row.latest ?? 0);
-  return { count: latest - Number(row.before ?? 0), oldest: row.oldest ?? null, latest };
 }
 
 /** Moves a pending verification to `set.status`; returns the updated row, or undefined when it was not pending. */
