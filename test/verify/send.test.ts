@@ -158,7 +158,7 @@ describe.each(ENGINES)('the hourly cap as sends age out of the hour (%s)', (engi
     return Number(response.headers.get('retry-after'));
   };
 
-  it('counts exactly the sends of the last hour, a re-send included, and frees one place per send that leaves it', async () => {
+  it('counts exactly the sends of the last hour, re-sends too, and frees a place as each leaves it', async () => {
     const first = freshNumber();
     await sendCode(t.account.client, { to: first, channel: 'sms' });
     await sendCode(t.account.client, { to: first, channel: 'sms' }); // a re-send counts as a send
