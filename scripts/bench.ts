@@ -43,11 +43,12 @@ async function launch(
   });
   if (hasTaskset && child.pid)
     execFileSync('taskset', ['-a', '-p', '-c', serverCores, String(child.pid)], { stdio: 'ignore' });
-  const ready = await new Promise<Omit<Target, 'cpu' | 'loopDelay' | 'seedDashboard'>>((resolve) =>
-    child.once('message', (m) => resolve(m as Omit<Target, 'cpu' | 'loopDelay' | 'seedDashboard'>)),
+  type Asked = 'cpu' | 'loopDelay' | 'seedDashboard' | 'moreApiKeys';
+  const ready = await new Promise<Omit<Target, Asked>>((resolve) =>
+    child.once('message', (m) => resolve(m as Omit<Target, Asked>)),
   );
   // A question to the server process ('cpu', 'loop') and its answer, the message that carries that key.
-  const ask = <T>(what: 'cpu' | 'loop' | 'seeded') =>
+  const ask = <T>(what: 'cpu' | 'loop' | 'seeded' | 'keys', message: unknown = what) =>
     new Promise<T>((resolve) => {
       const answer = (m: unknown) => {
         if (typeof m !== 'object' || m === null || !(what in m)) return;
@@ -55,12 +56,13 @@ async function launch(
         resolve((m as Record<string, T>)[what]);
       };
       child.on('message', answer);
-      child.send(what);
+      child.send(message as string);
     });
   const cpu = () => ask<CpuTime | null>('cpu');
   const loopDelay = () => ask<LoopDelay>('loop');
   const seedDashboard = () => ask<Seeded>('seeded');
-  return { target: { ...ready, cpu, loopDelay, seedDashboard }, child };
+  const moreApiKeys = (count: number) => ask<string[]>('keys', { keys: count });
+  return { target: { ...ready, cpu, loopDelay, seedDashboard, moreApiKeys }, child };
 }
 
 async function load(options: autocannon.Options): Promise<Figures> {

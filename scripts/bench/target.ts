@@ -64,6 +64,16 @@ if (kind === 'bare') {
   const { key } = await server.services.accounts.createAccount('bench');
   process.send!({ url: server.url, apiKey: key.api_key });
   // The dashboard scenario's data, written into this server's database by its own store (dashboard-seed.ts).
+  // More accounts, for a load that would pass one account's limits (the verify scenario's hourly cap of sends).
+  process.on('message', (m) => {
+    if (typeof m !== 'object' || m === null || !('keys' in m)) return;
+    void (async () => {
+      const keys: string[] = [];
+      for (let i = 0; i < Number(m.keys); i++)
+        keys.push((await server.services.accounts.createAccount(`bench ${i + 2}`)).key.api_key);
+      process.send!({ keys });
+    })();
+  });
   process.on('message', (m) => {
     if (m !== 'seeded') return;
     void import('./dashboard-seed.js')

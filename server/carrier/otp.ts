@@ -9,6 +9,7 @@ export type OtpChannel = 'sms' | 'voice' | 'whatsapp';
 export interface OtpDelivery {
   verificationSid: string;
   accountSid: string;
+  /** E.164, and valid in the numbering plan: verification refuses any other number before it sends (fraud.ts). */
   to: string;
   channel: OtpChannel;
   /** What the handset shows (sms, whatsapp) or what the call speaks (voice); it contains the code. */

@@ -16,6 +16,21 @@ const MAGIC_NUMBERS = {
 
 /** What the sandbox network does with a message to `to` (`parsed`: the number parsed already, if it was). */
 export function outcomeFor(to: string, parsed?: PhoneNumber): SandboxOutcome {
+  // Parsed only past the magic numbers, which need no parsing.
+  const magic = magicOutcome(to);
+  if (magic) return magic;
+  if (!(parsed ?? parsePhoneNumberFromString(to))?.isPossible()) {
+    return {
+      kind: 'failed',
+      errorCode: 'invalid_destination',
+      errorMessage: 'The destination is not a possible phone number.',
+    };
+  }
+  return { kind: 'delivered', slow: false };
+}
+
+/** What the sandbox network does with a message to one of its magic numbers; null for any other number. */
+export function magicOutcome(to: string): SandboxOutcome | null {
   switch (to) {
     case MAGIC_NUMBERS.invalidDestination:
       return {
@@ -34,15 +49,7 @@ export function outcomeFor(to: string, parsed?: PhoneNumber): SandboxOutcome {
     case MAGIC_NUMBERS.slowDelivery:
       return { kind: 'delivered', slow: true };
   }
-  // Parsed only past the magic numbers, which need no parsing.
-  if (!(parsed ?? parsePhoneNumberFromString(to))?.isPossible()) {
-    return {
-      kind: 'failed',
-      errorCode: 'invalid_destination',
-      errorMessage: 'The destination is not a possible phone number.',
-    };
-  }
-  return { kind: 'delivered', slow: false };
+  return null;
 }
 
 export function isRcsCapable(to: string): boolean {

@@ -9,7 +9,7 @@ import type { Db, Tx } from '../store/db.js';
 import { enqueueJob } from '../jobs/queue.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
 import type { DeliveredCode, OtpCarrier, OtpChannel, OtpDelivery, OtpReport, OtpReports } from './otp.js';
-import { outcomeFor } from './sandbox-numbers.js';
+import { magicOutcome } from './sandbox-numbers.js';
 import { deliveredCode, forgetDeliveredCode, keepDeliveredCode } from './store.js';
 import { seal, sealKey, unseal } from '../accounts/seal.js';
 import { dateIn, nowIso } from '../clock.js';
@@ -61,7 +61,9 @@ export class SandboxOtp implements OtpCarrier {
   private failureFor(to: string, channel: OtpChannel): Failure | null {
     const c = this.config;
     if (channel === 'voice') return null;
-    const outcome = outcomeFor(to);
+    // Codes go only to numbers valid in the numbering plan (OtpDelivery.to), so only the magic numbers can fail.
+    const outcome = magicOutcome(to);
+    if (!outcome) return null;
     if (outcome.kind === 'failed')
       return { errorCode: outcome.errorCode, errorMessage: outcome.errorMessage, afterMs: c.sandboxSentDelayMs };
     if (outcome.kind === 'undelivered')

@@ -107,6 +107,7 @@ function classifyNumber(input: string, country?: CountryCode): ClassifiedNumber 
   const parsed = parsePhoneNumberFromString(text, country);
   if (parsed?.isValid()) {
     const type = parsed.getType();
+    let national: string | undefined;
     return {
       phoneNumber: parsed.number,
       e164: parsed.number,
@@ -114,7 +115,10 @@ function classifyNumber(input: string, country?: CountryCode): ClassifiedNumber 
       validationErrors: [],
       countryCode: parsed.country ?? soleCountry(parsed.countryCallingCode),
       callingCountryCode: parsed.countryCallingCode,
-      nationalFormat: parsed.formatNational(),
+      // Formatted when first asked: a verification's screening of the number never shows it (LookupService.screen).
+      get nationalFormat() {
+        return (national ??= parsed.formatNational());
+      },
       lineType: type ? LINE_TYPES[type] : 'unknown',
       typeKnown: type !== undefined,
       parts: { countryCallingCode: parsed.countryCallingCode, nationalNumber: parsed.nationalNumber },

@@ -10,6 +10,10 @@ import { NOTHING_SEEN, scoreSpam } from './spam-score.js';
 
 export type PhoneNumberLookup = components['schemas']['PhoneNumberLookup'];
 export type BatchItem = components['schemas']['PhoneNumberLookupBatchItem'];
+/** What a verification's fraud guard judges a number by (verify/fraud.ts), and keeps of it. */
+export type Screening = Pick<PhoneNumberLookup, 'phone_number' | 'valid' | 'line_type' | 'spam_score'> & {
+  carrier_name: string | null;
+};
 
 const MAX_BATCH = 1000;
 
@@ -25,6 +29,24 @@ export class LookupService {
     if (!isPhoneNumberText(input)) throw errors.invalidField(field, NOT_A_PHONE_NUMBER);
     const [result] = await this.describeAll([classifyNumberOnce(input, country)]);
     return result;
+  }
+
+  /**
+   * A lookup of one number for a verification about to send to it: the same classification, carrier and spam score,
+   * without what only a lookup's answer shows (the national format, the location), which a send would pay for.
+   */
+  async screen(input: string, field: string): Promise<Screening> {
+    if (!isPhoneNumberText(input)) throw errors.invalidField(field, NOT_A_PHONE_NUMBER);
+    const n = classifyNumberOnce(input);
+    const seen = await gatherPlatformSignals(this.store.db, n.e164 ? [n.e164] : [], this.store.clock.now());
+    const platform = (n.e164 && seen.get(n.e164)) || NOTHING_SEEN;
+    return {
+      phone_number: n.phoneNumber,
+      valid: n.valid,
+      line_type: n.lineType,
+      spam_score: scoreSpam({ valid: n.valid, lineType: n.lineType, typeKnown: n.typeKnown, platform }).spam_score,
+      carrier_name: n.parts ? await describe('carrier', n.parts) : null,
+    };
   }
 
   /** Looks up 1 to 1000 numbers in input order; text that is not a phone number is that item's error. */

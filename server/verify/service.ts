@@ -95,7 +95,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
       throw errors.invalidField('custom_message', `must contain ${CODE_PLACEHOLDER} where the code goes`);
     }
 
-    const lookup = await this.lookups.lookup(input.to, undefined, 'to');
+    const lookup = await this.lookups.screen(input.to, 'to');
     const blocked = blockedReason(lookup);
     if (blocked) throw errors.destinationBlocked(blocked);
 
@@ -145,7 +145,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
           check_attempts: 0,
           valid_for: validFor,
           line_type: lookup.line_type === 'unknown' ? null : lookup.line_type,
-          carrier_name: lookup.carrier?.name ?? null,
+          carrier_name: lookup.carrier_name,
           date_expires: new Date(now + validFor * 1000).toISOString(),
           date_created: sentAt,
           date_updated: sentAt,

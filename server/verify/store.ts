@@ -127,6 +127,8 @@ export async function voiceSendAt(db: Conn, accountSid: string, to: string, at: 
     .where('to_number', '=', to)
     .where('channel', '=', 'voice')
     .where('date_sent', '<=', at)
+    // By time first: read backwards from `at` through the account's sends by time (an index), it stops at the first.
+    .orderBy('date_sent', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();

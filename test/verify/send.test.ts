@@ -2,6 +2,7 @@
 // guard, templates per locale and what happens when the network cannot deliver the code.
 import { describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer } from '../support/server.js';
+import { TestClock } from '../support/clock.js';
 import { FAST_VERIFY, check, deliveredCode, freshNumber, sendCode, waitForVerification } from './flow.js';
 
 describe.each(ENGINES)('sending verification codes (%s)', (engine) => {
@@ -143,5 +144,33 @@ describe.each(ENGINES)('the hourly cap on verification sends per account (%s)', 
     // The cap is per account.
     const other = await t.newAccount();
     expect((await sendCode(other.client, { to: freshNumber(), channel: 'sms' })).status).toBe('pending');
+  });
+});
+
+describe.each(ENGINES)('the hourly cap as sends age out of the hour (%s)', (engine) => {
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: { ...FAST_VERIFY, VERIFY_MAX_SENDS_PER_HOUR: '3' }, clock });
+  const refusal = async () => {
+    const { response } = await t.account.client.POST('/v1/verify/send', {
+      body: { to: freshNumber(), channel: 'sms' },
+    });
+    expect(response.status).toBe(429);
+    return Number(response.headers.get('retry-after'));
+  };
+
+  it('counts exactly the sends of the last hour, re-sends too, and frees a place as each leaves it', async () => {
+    const first = freshNumber();
+    await sendCode(t.account.client, { to: first, channel: 'sms' });
+    await sendCode(t.account.client, { to: first, channel: 'sms' }); // a re-send counts as a send
+    clock.advance(40 * 60_000);
+    await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
+    expect(await refusal()).toBe(20 * 60);
+    clock.advance(20 * 60_000 - 1000);
+    expect(await refusal()).toBe(1);
+    clock.advance(1000);
+    // The two first sends are an hour old: two places free, not three.
+    await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
+    await sendCode(t.account.client, { to: freshNumber(), channel: 'sms' });
+    expect(await refusal()).toBe(40 * 60);
   });
 });
