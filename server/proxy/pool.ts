@@ -83,7 +83,10 @@ function candidateOf(n: PoolNumber): Candidate {
  * by rank: a participant whose first candidate is free costs one pass at most, with no sort.
  */
 function* candidatesFor(usable: Candidate[], identifier: string): Generator<string> {
-  const country = destinationCountry(identifier);
+  // The participant's country (a libphonenumber parse, the dearest step of a creation) orders nothing when every
+  // number is of one country: it ranks them all alike.
+  const oneCountry = usable.every((c) => c.country === usable[0].country);
+  const country = oneCountry ? null : destinationCountry(identifier);
   const area = areaCode(identifier);
   const start = usable.length ? spreadOf(identifier) % usable.length : 0;
   const rank = (c: Candidate) => (c.country === country ? 0 : 2) + (area !== null && c.area === area ? 0 : 1);
