@@ -71,7 +71,8 @@ export class ProxySessionService {
       };
       // Counted by the insert's trigger, which on PostgreSQL holds the account's count row until this transaction
       // ends: concurrent creations of one account take turns, and the quota is exact. A release of a number takes
-      // that row too (see numberReleased): the pool is read after it, so it never holds a number released meanwhile.
+      // that row too (see numberReleased): the pool (its version first) is read after it, so it never holds a number
+      // released meanwhile.
       if (!(await sessions.insertSession(tx.db, row))) throw errors.uniqueNameInUse(row.unique_name!);
       const pool = await poolOf(tx.db, accountSid);
       input.participants.forEach((p, i) => {
