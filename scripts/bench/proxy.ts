@@ -1,5 +1,6 @@
-// Bench scenario of proxy sessions: session creation at 50 connections beside the bare POST, then, with the sessions
-// open over 100 proxy numbers, the main-thread CPU time per relayed message beside that of a plain inbound message.
+// Bench scenario of proxy sessions: session creation at 50 connections beside the bare POST, then, with 10,000 of the
+// sessions open (the rest ended) over 100 proxy numbers, the main-thread CPU time per relayed message beside that of a
+// plain inbound message.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchTools, CpuTime, Scenario, Target } from './scenarios.js';
@@ -79,7 +80,7 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   const creation = await createSessions({});
   const creationLoop = await target.loopDelay();
   if (created < SESSIONS) await createSessions({ amount: SESSIONS - created });
-  const { parties, proxyNumbers } = await openSessions(target);
+  const { parties, proxyNumbers } = await openSessions(target, SESSIONS);
   const errors = creation.errors;
 
   // Plain inbound: a stranger's message to a proxy number (it goes to the number's sms_url). Relay: a participant's
@@ -158,24 +159,35 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   ];
 }
 
-/** The first participant of every open session, and how many proxy numbers the sessions use. */
-async function openSessions(target: Target): Promise<{ parties: Party[]; proxyNumbers: number }> {
+/**
+ * The first participant of every open session, and how many proxy numbers the sessions use; with more than `keep`
+ * open (creation's timed load makes as many as the server's speed allows), the others are ended first, so that every
+ * build relays over the same number of open sessions.
+ */
+async function openSessions(target: Target, keep: number): Promise<{ parties: Party[]; proxyNumbers: number }> {
   const headers = { authorization: `Bearer ${target.apiKey}` };
-  const parties: Party[] = [];
-  const proxies = new Set<string>();
+  const sessions: { sid: string; participants: Party[] }[] = [];
   let token: string | null = null;
   do {
     const query = new URLSearchParams({ status: 'open', page_size: '1000', ...(token ? { page_token: token } : {}) });
     const res = await fetch(`${target.url}/v1/proxy/sessions?${query.toString()}`, { headers });
     if (!res.ok) throw new Error(`proxy bench: listing sessions answered ${res.status}`);
-    const page = (await res.json()) as { data: { participants: Party[] }[]; next_page_token: string | null };
-    for (const session of page.data) {
-      parties.push(session.participants[0]);
-      for (const p of session.participants) proxies.add(p.proxy_identifier);
-    }
+    const page = (await res.json()) as { data: typeof sessions; next_page_token: string | null };
+    sessions.push(...page.data);
     token = page.next_page_token;
   } while (token);
-  return { parties, proxyNumbers: proxies.size };
+  const surplus = sessions.splice(keep);
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      for (let session = surplus.pop(); session; session = surplus.pop()) {
+        const url = `${target.url}/v1/proxy/sessions/${session.sid}`;
+        const res = await fetch(url, { method: 'DELETE', headers });
+        if (res.status !== 204) throw new Error(`proxy bench: ending a session answered ${res.status}`);
+      }
+    }),
+  );
+  const proxies = new Set(sessions.flatMap((s) => s.participants.map((p) => p.proxy_identifier)));
+  return { parties: sessions.map((s) => s.participants[0]), proxyNumbers: proxies.size };
 }
 
 export const proxyScenarios: Scenario[] = [

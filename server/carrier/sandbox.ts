@@ -39,7 +39,8 @@ interface Step {
 
 interface StepJob {
   message: OutboundMessage;
-  steps: Step[];
+  /** The plan, made by the first step (absent before it). */
+  steps?: Step[];
   index: number;
 }
 
@@ -76,15 +77,17 @@ export class SandboxCarrier implements Carrier {
   }
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {
-    const steps = this.plan(message);
     if (this.config.sandboxRecordHandovers)
       await tx.db
         .insertInto('sandbox_handovers')
         .values({ sid: message.sid, date_created: nowIso(tx.clock) })
         .execute();
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, steps, index: 0 }, dateIn(tx.clock, steps[0].afterMs));
+    // Every plan's first step comes after the sent delay: the plan (the destination parsed, priced) is made by that
+    // step, with the network's other work, rather than in the transaction that hands the message over.
+    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, index: 0 }, dateIn(tx.clock, this.config.sandboxSentDelayMs));
   }
 
+  /** What the network does with the message: its reports, each after its delay (the first after the sent delay). */
   private plan(message: OutboundMessage): Step[] {
     const c = this.config;
     const parsed = parsePhoneNumberFromString(message.to);
@@ -126,7 +129,8 @@ export class SandboxCarrier implements Carrier {
   jobHandlers(reports: CarrierReports): JobHandling[] {
     return [
       SANDBOX_MESSAGE_JOB.handle(async (job, ctx) => {
-        const { message, steps, index } = job.payload;
+        const { message, index } = job.payload;
+        const steps = job.payload.steps ?? this.plan(message);
         const step = steps[index];
         await ctx.store.transaction(async (tx) => {
           await reports.messageStatus(tx, { sid: message.sid, ...step.report });

@@ -9,7 +9,7 @@ import type { Capabilities } from '../numbers/countries.js';
 import { destinationCountry } from '../carrier/destinations.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
-import { insertParticipant, type PoolNumber } from './session-store.js';
+import { insertParticipant, numbersVersion, poolNumbers, type PoolNumber } from './session-store.js';
 
 interface ParticipantInput {
   identifier: string;
@@ -43,21 +43,35 @@ interface Candidate {
   capabilities: Capabilities;
 }
 
-// Creations read the same pool again and again: each number's parse is kept by its row's text (a changed row is a new
-// key). Bounded: cleared when full, as pools come and go.
-const parsed = new Map<string, Candidate>();
-const PARSED_KEPT = 10_000;
+/** The account's numbers as the pool ranks them, in the order of their numbers. */
+export interface Pool {
+  candidates: Candidate[];
+  numbers: Set<string>;
+}
+
+// Creations read the same pool again and again: each account's is kept at the version of its numbers it was read at
+// (migration 026), and read again only when the version changed. Bounded: cleared when full, as accounts come and go.
+const kept = new Map<string, { version: number; pool: Pool }>();
+const ACCOUNTS_KEPT = 1000;
+
+/**
+ * The account's pool, in the caller's transaction: its numbers' version is read first, then the numbers when the
+ * version is not the one they were kept at, so what is used is never older than what the transaction sees.
+ */
+export async function poolOf(db: Tx['db'], accountSid: string): Promise<Pool> {
+  const version = await numbersVersion(db, accountSid);
+  const known = kept.get(accountSid);
+  if (known?.version === version) return known.pool;
+  const candidates = (await poolNumbers(db, accountSid)).map(candidateOf);
+  const pool = { candidates, numbers: new Set(candidates.map((c) => c.number)) };
+  if (kept.size >= ACCOUNTS_KEPT) kept.clear();
+  kept.set(accountSid, { version, pool });
+  return pool;
+}
 
 function candidateOf(n: PoolNumber): Candidate {
-  const key = `${n.phone_number} ${n.iso_country} ${n.capabilities}`;
-  let candidate = parsed.get(key);
-  if (!candidate) {
-    if (parsed.size >= PARSED_KEPT) parsed.clear();
-    const capabilities = JSON.parse(n.capabilities) as Capabilities;
-    candidate = { number: n.phone_number, country: n.iso_country, area: areaCode(n.phone_number), capabilities };
-    parsed.set(key, candidate);
-  }
-  return candidate;
+  const capabilities = JSON.parse(n.capabilities) as Capabilities;
+  return { number: n.phone_number, country: n.iso_country, area: areaCode(n.phone_number), capabilities };
 }
 
 /**
@@ -69,7 +83,10 @@ function candidateOf(n: PoolNumber): Candidate {
  * by rank: a participant whose first candidate is free costs one pass at most, with no sort.
  */
 function* candidatesFor(usable: Candidate[], identifier: string): Generator<string> {
-  const country = destinationCountry(identifier);
+  // The participant's country (a libphonenumber parse, the dearest step of a creation) orders nothing when every
+  // number is of one country: it ranks them all alike.
+  const oneCountry = usable.every((c) => c.country === usable[0].country);
+  const country = oneCountry ? null : destinationCountry(identifier);
   const area = areaCode(identifier);
   const start = usable.length ? spreadOf(identifier) % usable.length : 0;
   const rank = (c: Candidate) => (c.country === country ? 0 : 2) + (area !== null && c.area === area ? 0 : 1);
@@ -91,10 +108,10 @@ export async function assignProxyNumbers(
   tx: Tx,
   session: ProxySessionRow,
   participants: ParticipantInput[],
-  pool: PoolNumber[],
+  pool: Pool,
 ): Promise<ProxyParticipantRow[]> {
   const now = tx.clock.now();
-  const usable = pool.map(candidateOf).filter((c) => serves(c.capabilities, session.mode));
+  const usable = pool.candidates.filter((c) => serves(c.capabilities, session.mode));
   const byIdentifier = participants
     .map((input, position) => ({ input, position }))
     .sort((a, b) => (a.input.identifier < b.input.identifier ? -1 : 1));

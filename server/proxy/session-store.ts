@@ -29,6 +29,9 @@ const selectPool = prepared((db, accountSid: string) =>
     .where('account_sid', '=', accountSid)
     .orderBy('phone_number'),
 );
+const selectVersion = prepared((db, accountSid: string) =>
+  db.selectFrom('number_pool_versions').select('version').where('account_sid', '=', accountSid),
+);
 const selectOpenCount = prepared((db, accountSid: string) =>
   db.selectFrom('proxy_open_counts').select('open').where('account_sid', '=', accountSid),
 );
@@ -91,8 +94,13 @@ export async function insertParticipant(db: Conn, row: ProxyParticipantRow): Pro
 }
 
 /** The numbers the account holds, the pool its sessions' proxy numbers come from. */
-export function poolOf(db: Conn, accountSid: string): Promise<PoolNumber[]> {
+export function poolNumbers(db: Conn, accountSid: string): Promise<PoolNumber[]> {
   return selectPool.all(db, accountSid);
+}
+
+/** The version of the account's numbers (migration 026): it changes whenever the pool would read something else. */
+export async function numbersVersion(db: Conn, accountSid: string): Promise<number> {
+  return Number((await selectVersion.first(db, accountSid))?.version ?? 0);
 }
 
 /**

@@ -14,7 +14,7 @@ import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-po
 import { interactionView, sessionView, type ProxyInteractionRecord, type ProxySessionRecord } from './view.js';
 import { participantsOf } from './store.js';
 import * as sessions from './session-store.js';
-import { assignProxyNumbers } from './pool.js';
+import { assignProxyNumbers, poolOf } from './pool.js';
 import { SessionExpiry, scheduleExpiry } from './expiry.js';
 import { sessionEnded } from './close.js';
 
@@ -71,11 +71,12 @@ export class ProxySessionService {
       };
       // Counted by the insert's trigger, which on PostgreSQL holds the account's count row until this transaction
       // ends: concurrent creations of one account take turns, and the quota is exact. A release of a number takes
-      // that row too (see numberReleased): the pool is read after it, so it never holds a number released meanwhile.
+      // that row too (see numberReleased): the pool (its version first) is read after it, so it never holds a number
+      // released meanwhile.
       if (!(await sessions.insertSession(tx.db, row))) throw errors.uniqueNameInUse(row.unique_name!);
-      const pool = await sessions.poolOf(tx.db, accountSid);
+      const pool = await poolOf(tx.db, accountSid);
       input.participants.forEach((p, i) => {
-        if (pool.some((n) => n.phone_number === p.identifier))
+        if (pool.numbers.has(p.identifier))
           throw errors.invalidField(`participants[${i}].identifier`, 'is a number of your account, not a participant');
       });
       if ((await sessions.countOpenSessions(tx.db, accountSid)) > this.maxOpen)

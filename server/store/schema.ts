@@ -182,6 +182,12 @@ interface ProxyOpenCountRow {
   open: number;
 }
 
+/** A version of an account's numbers, replaced by triggers on incoming_numbers (migration 026_number_pool_versions). */
+interface NumberPoolVersionRow {
+  account_sid: string;
+  version: number;
+}
+
 interface CarrierSendSlotRow {
   from_number: string;
   next_at: string;
@@ -421,6 +427,7 @@ export interface Database {
   proxy_participants: ProxyParticipantRow;
   proxy_interactions: ProxyInteractionRow;
   proxy_open_counts: ProxyOpenCountRow;
+  number_pool_versions: NumberPoolVersionRow;
   dashboard_sessions: DashboardSessionRow;
   smpp_parts: SmppPartRow;
   smpp_inbound_parts: SmppInboundPartRow;

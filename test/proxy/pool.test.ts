@@ -51,6 +51,27 @@ describe.each(ENGINES)('the proxy pool (%s)', (engine) => {
     expect(two.participants[0].proxy_identifier).toBe(numbers.find((n) => n !== started));
   });
 
+  it('offers a number bought since the last creation, and never one released since, to the next sessions', async () => {
+    const client = t.account.client;
+    const first = await provisionNumber(t, t.account, { area_code: '415', sms: true });
+    await createSession(client, { participants: pair(participant(1), participant(2)) });
+    // participant(1) holds `first` in an open session: only a number bought after that creation can serve it.
+    const bought = await provisionNumber(t, t.account, { area_code: '415', sms: true });
+    const again = await createSession(client, { participants: pair(participant(1), participant(3)) });
+    expect(again.participants[0].proxy_identifier).toBe(bought);
+    const numbers = (await client.GET('/v1/incoming-phone-numbers', { params: { query: { page_size: 50 } } })).data!;
+    const released = numbers.data.find((n) => n.phone_number === first)!;
+    const { response } = await client.DELETE('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: released.sid } },
+    });
+    expect(response.status).toBe(204);
+    // Participants that would start at either number (a hash): every one is given the number still held.
+    for (let n = 10; n < 20; n += 2) {
+      const session = await createSession(client, { participants: pair(participant(n), participant(n + 1)) });
+      expect(session.participants.map((p) => p.proxy_identifier)).toEqual([bought, bought]);
+    }
+  });
+
   it('spreads new participants over the numbers of equal rank instead of giving all of them the first', async () => {
     const pool = await provisionPool(t, t.account, 10);
     const used = new Map<string, number>();

@@ -24,6 +24,7 @@ import * as queueCountStripes from './020_queue_count_stripes.js';
 import * as fewerMessageIndexes from './021_fewer_message_indexes.js';
 import * as queueAdmission from './022_queue_admission.js';
 import * as fewerVerificationSendIndexes from './024_fewer_verification_send_indexes.js';
+import * as numberPoolVersions from './026_number_pool_versions.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -57,6 +58,7 @@ const MIGRATIONS: [string, Up][] = [
   ['021_fewer_message_indexes', fewerMessageIndexes.up],
   ['022_queue_admission', queueAdmission.up],
   ['024_fewer_verification_send_indexes', fewerVerificationSendIndexes.up],
+  ['026_number_pool_versions', numberPoolVersions.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
