@@ -50,9 +50,11 @@ export interface Pool {
 }
 
 // Creations read the same pool again and again: each account's is kept at the version of its numbers it was read at
-// (migration 026), and read again only when the version changed. Bounded: cleared when full, as accounts come and go.
+// (migration 026), and read again only when the version changed. Bounded by the numbers kept in all (an account may
+// hold thousands): cleared when full, as accounts come and go.
 const kept = new Map<string, { version: number; pool: Pool }>();
-const ACCOUNTS_KEPT = 1000;
+let numbersKept = 0;
+const NUMBERS_KEPT = 100_000;
 
 /**
  * The account's pool, in the caller's transaction: its numbers' version is read first, then the numbers when the
@@ -64,8 +66,13 @@ export async function poolOf(db: Tx['db'], accountSid: string): Promise<Pool> {
   if (known?.version === version) return known.pool;
   const candidates = (await poolNumbers(db, accountSid)).map(candidateOf);
   const pool = { candidates, numbers: new Set(candidates.map((c) => c.number)) };
-  if (kept.size >= ACCOUNTS_KEPT) kept.clear();
+  if (known) numbersKept -= known.pool.candidates.length;
+  if (numbersKept + candidates.length > NUMBERS_KEPT) {
+    kept.clear();
+    numbersKept = 0;
+  }
   kept.set(accountSid, { version, pool });
+  numbersKept += candidates.length;
   return pool;
 }
 

@@ -28,8 +28,9 @@ interface ColumnRow {
  * whether the migration tables exist. That failed when another schema's table went meanwhile (another
  * application's, or another test server's: `column "date_created" of relation "proxy_sessions" does not exist`,
  * raised by its pg_get_serial_sequence call), and without a schema of our own the Migrator would take another
- * schema's migration table for ours. This one reads the first schema of the search path (the server's schema, or
- * `public`), in one catalog query that raises nothing when other schemas change.
+ * schema's migration table for ours. This one reads the schemas of the search path only (the server's schema; else
+ * `"$user"` and `public`, where unqualified names resolve), in one catalog query that raises nothing when other
+ * schemas change.
  */
 class OwnSchemaIntrospector implements DatabaseIntrospector {
   constructor(private readonly db: Kysely<any>) {}
@@ -52,16 +53,17 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
       join pg_catalog.pg_type t on t.oid = a.atttypid
       join pg_catalog.pg_namespace tn on tn.oid = t.typnamespace
       left join pg_catalog.pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
-      where n.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
-      order by c.relname, a.attnum`.execute(this.db);
+      where n.nspname = any (current_schemas(false)) and c.relkind in ('r', 'v', 'p')
+      order by n.nspname, c.relname, a.attnum`.execute(this.db);
     const internal = new Set([DEFAULT_MIGRATION_TABLE, DEFAULT_MIGRATION_LOCK_TABLE]);
     const tables = new Map<string, TableMetadata>();
     for (const row of rows) {
       if (!options.withInternalKyselyTables && internal.has(row.table)) continue;
-      let table = tables.get(row.table);
+      const key = `${row.schema}.${row.table}`;
+      let table = tables.get(key);
       if (!table) {
         table = { name: row.table, schema: row.schema, isView: row.is_view, columns: [] };
-        tables.set(row.table, table);
+        tables.set(key, table);
       }
       table.columns.push({
         name: row.column,

@@ -1,7 +1,8 @@
 // PostgreSQL's introspection (what Kysely's Migrator asks before migrating) reads the server's own schema only: a
 // start does not fail when another schema changes meanwhile, nor count another schema's tables as its own.
 import pg from 'pg';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
+import { OwnSchemaPostgresDialect } from '../../server/store/own-schema.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
@@ -38,6 +39,29 @@ describe.runIf(ENGINES.includes('postgres'))('introspection of its own schema (p
     ]);
     const internal = await store.db.introspection.getTables({ withInternalKyselyTables: true });
     expect(internal.map((t) => t.name)).toContain('kysely_migration');
+  });
+
+  it('reads every schema of the search path, where unqualified names resolve, and no other', async () => {
+    const store = await database().open();
+    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0].s;
+    const empty = await database().open();
+    const emptySchema = (await sql<{ s: string }>`select current_schema() as s`.execute(empty.db)).rows[0].s;
+    await sql`drop table messages cascade`.execute(empty.db);
+    // Like `"$user", public` with the tables in public and a schema named after the user made later: the first
+    // schema of the path lacks a table, so its name resolves to the next one's.
+    const pool = new pg.Pool({
+      connectionString: process.env.TEST_DATABASE_URL,
+      options: `-c search_path=${emptySchema},${schema}`,
+    });
+    const both = new Kysely<any>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
+    try {
+      const tables = await both.introspection.getTables();
+      const messages = tables.filter((t) => t.name === 'messages');
+      expect(messages.map((t) => t.schema)).toEqual([schema]);
+      expect(new Set(tables.map((t) => t.schema))).toEqual(new Set([schema, emptySchema]));
+    } finally {
+      await both.destroy();
+    }
   });
 
   it('migrates fresh schemas while tables of another schema are made and dropped without pause', async () => {

@@ -14,9 +14,16 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('account_sid', 'text', (c) => c.primaryKey())
     .addColumn('version', 'bigint', (c) => c.notNull())
     .execute();
-  // An account without a row is at version 0 (its numbers unchanged since this migration). Within 2^53, the integers
-  // a JavaScript number holds exactly.
+  // Within 2^53, the integers a JavaScript number holds exactly.
   const random = dialect === 'postgres' ? 'floor(random() * 9007199254740991)::bigint' : 'random() % 9007199254740991';
+  // Accounts holding numbers already get a version of their own, so that version 0 (no row) only ever means an account
+  // that never held a number: two copies of a database cannot then share a pool under an account's version 0.
+  await sql
+    .raw(
+      `insert into number_pool_versions (account_sid, version)
+       select account_sid, ${random} from (select distinct account_sid from incoming_numbers) as holders`,
+    )
+    .execute(db);
   const bump = (account: string) => `
     insert into number_pool_versions (account_sid, version) values (${account}, ${random})
     on conflict (account_sid) do update set version = excluded.version;`;
@@ -24,7 +31,9 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') {
     await sql
       .raw(
-        `create function number_pool_version() returns trigger language plpgsql as $$
+        // The search path of the migration (the server's schema) is the function's, whatever the path of the
+        // session whose change fires it (an operator's psql, say): its table is always the one beside incoming_numbers.
+        `create function number_pool_version() returns trigger language plpgsql set search_path from current as $$
         begin
           if tg_op in ('UPDATE', 'DELETE') then ${bump('old.account_sid')} end if;
           if tg_op in ('INSERT', 'UPDATE') and (tg_op = 'INSERT' or new.account_sid <> old.account_sid) then
