@@ -37,7 +37,7 @@ const selectHoldingsVersion = prepared((db) => db.selectFrom('number_holdings').
  * A version that moves whenever any account provisions or releases a number, on any instance (triggers of
  * migration 025 bump it in the change's transaction): while it stands, what `heldAmong` answered still holds.
  */
-export async function holdingsVersion(db: Conn): Promise<number> {
+async function holdingsVersion(db: Conn): Promise<number> {
   const row = await selectHoldingsVersion.first(db);
   return Number(row!.version);
 }
