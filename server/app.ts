@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import './http/route-regexp-cache.js';
-import './http/route-lookup.js';
 import { BUNDLED_AT_BUILD } from './http/validator-start.js';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
