@@ -10,6 +10,7 @@ import type { Page, PageRequest } from '../store/pagination.js';
 import { COUNTRIES, SUPPORTED_COUNTRIES, isCountryCode } from './countries.js';
 import { describeNumber, drawNumbers, type AvailableNumber, type SearchFilters, type SearchType } from './inventory.js';
 import { ADDRESSES_PAGE_PATH, addressFor } from './regulatory.js';
+import { RecentSearches } from './recent-searches.js';
 import type { PublicUrl } from '../http/public-url.js';
 import { lockAccountQuota } from '../store/account-lock.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
@@ -32,6 +33,8 @@ export class NumberService {
   readonly numbers: NumberStore;
   private readonly clock: Clock;
   private readonly releaseListeners: ReleaseListener[] = [];
+  /** Per store: a version is one database's. */
+  private readonly recentSearches = new RecentSearches();
 
   constructor(
     private readonly store: Store,
@@ -50,7 +53,7 @@ export class NumberService {
   }
 
   /** Up to `pageSize` available numbers; candidates are drawn in batches and held ones dropped (one query per
-   * batch). */
+   * batch), unless the same search's answer is remembered since the last number provisioned or released. */
   async search(
     country: string,
     type: SearchType,
@@ -60,6 +63,12 @@ export class NumberService {
     const iso = country.toUpperCase();
     if (!isCountryCode(iso)) throw errors.invalidField('country', 'is not an ISO 3166-1 alpha-2 country code');
     if (!COUNTRIES.has(iso)) throw errors.countryNotInInventory(iso, SUPPORTED_COUNTRIES);
+    // Read before the holdings it stands for: a number provisioned meanwhile moves it, so the answer found below is
+    // remembered under a version already stale, never under one it is not true at.
+    const version = await this.numbers.holdingsVersion();
+    const key = `${iso}|${type}|${pageSize}|${JSON.stringify(filters)}`;
+    const remembered = this.recentSearches.get(key, version);
+    if (remembered) return remembered;
     const draws = (
       this.offered ? await offeredNumbers(this.offered, iso, type) : await drawNumbers(iso, type, filters)
     )[Symbol.iterator]();
@@ -79,6 +88,7 @@ export class NumberService {
       const held = await this.numbers.heldAmong(batch.map((n) => n.phone_number));
       for (const n of batch) if (!held.has(n.phone_number) && found.length < pageSize) found.push(n);
     }
+    this.recentSearches.set(key, version, found);
     return found;
   }
 

@@ -31,6 +31,17 @@ const selectHeld = prepared((db, phoneNumbers: string[]) =>
   db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers),
 );
 
+const selectHoldingsVersion = prepared((db) => db.selectFrom('number_holdings').select('version').where('id', '=', 1));
+
+/**
+ * A version that moves whenever any account provisions or releases a number, on any instance (triggers of
+ * migration 025 bump it in the change's transaction): while it stands, what `heldAmong` answered still holds.
+ */
+async function holdingsVersion(db: Conn): Promise<number> {
+  const row = await selectHoldingsVersion.first(db);
+  return Number(row!.version);
+}
+
 /** Whether any number uses the address. */
 export async function addressInUse(db: Conn, addressSid: string): Promise<boolean> {
   return Boolean(
@@ -92,6 +103,10 @@ export class NumberStore {
   /** Which of these E.164 numbers some account holds. */
   heldAmong(phoneNumbers: string[]): Promise<Set<string>> {
     return heldAmong(this.db, phoneNumbers);
+  }
+
+  holdingsVersion(): Promise<number> {
+    return holdingsVersion(this.db);
   }
 
   find(accountSid: string, sid: string): Promise<IncomingNumber | undefined> {

@@ -176,6 +176,12 @@ interface MessageQueueCountRow {
   queued: number;
 }
 
+/** One row (id 1): its version moves with every number provisioned or released (migration 025, by triggers). */
+interface NumberHoldingsRow {
+  id: number;
+  version: number;
+}
+
 /** How many proxy sessions of an account have not ended, kept by triggers (migration 014_proxy_open_counts). */
 interface ProxyOpenCountRow {
   account_sid: string;
@@ -411,6 +417,7 @@ export interface Database {
   server_settings: ServerSettingRow;
   addresses: AddressRow;
   incoming_numbers: IncomingNumberRow;
+  number_holdings: NumberHoldingsRow;
   messages: MessageRow;
   webhook_events: WebhookEventRow;
   webhook_attempts: WebhookAttemptRow;

@@ -1,7 +1,9 @@
 // Searching the inventory: real numbering plans, the filters users expect, and never a number someone holds.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { ENGINES, useTestServer } from '../support/server.js';
+import { start, type RunningServer } from '../../server/app.js';
+import { createTelephonyClient } from '../../client/index.js';
+import { ENGINES, startTestServer, useTestServer, type TestServer } from '../support/server.js';
 import { SUPPORTED_COUNTRIES } from '../../server/numbers/countries.js';
 import { searchLocal, searchTollFree, type AvailablePhoneNumber } from './fixtures.js';
 
@@ -140,5 +142,43 @@ describe.each(ENGINES)('searching available numbers (%s)', (engine) => {
     // The numbers nobody took keep their place: the search is deterministic.
     expect(after.slice(0, 2)).toEqual(before.slice(3));
     expect(t.violations()).toEqual([]);
+  });
+});
+
+// A search's answer is remembered while no number is provisioned or released (numbers/recent-searches.ts): on
+// PostgreSQL, a change through another instance must end it too.
+describe.runIf(ENGINES.includes('postgres'))('searching from two instances on one database (postgres)', () => {
+  let first: TestServer | undefined;
+  let second: RunningServer | undefined;
+  afterAll(async () => {
+    await second?.close();
+    await first?.stop();
+  });
+
+  it('leaves out a number held through the other instance, and offers it again once released there', async () => {
+    first = await startTestServer('postgres');
+    second = await start({ ...first.config, port: 0 });
+    const account = await first.newAccount();
+    const other = createTelephonyClient({ baseUrl: second.url, apiKey: account.apiKey });
+    const query = {
+      area_code: '312',
+      contains: String(Math.floor(Math.random() * 1e4)).padStart(4, '0'),
+      page_size: 5,
+    };
+    const before = await searchLocal(account.client, 'US', query);
+    expect(before).toHaveLength(5);
+    expect(await searchLocal(account.client, 'US', query)).toEqual(before);
+
+    const taken = await other.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: before[0].phone_number } });
+    expect(taken.response.status).toBe(201);
+    const during = await searchLocal(account.client, 'US', query);
+    expect(during.map((n) => n.phone_number)).not.toContain(before[0].phone_number);
+    expect(during.slice(0, 4)).toEqual(before.slice(1));
+
+    const released = await other.DELETE('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: taken.data!.sid } },
+    });
+    expect(released.response.status).toBe(204);
+    expect(await searchLocal(account.client, 'US', query)).toEqual(before);
   });
 });

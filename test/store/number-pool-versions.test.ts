@@ -8,7 +8,7 @@ import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 
-const BEFORE_026 = '024_fewer_verification_send_indexes';
+const BEFORE_026 = '025_number_holdings_version';
 
 async function holdNumber(store: Store, accountSid: string, phoneNumber: string): Promise<void> {
   const now = new Date().toISOString();
@@ -65,13 +65,16 @@ describe.each(ENGINES)('versions of the accounts’ numbers (%s)', (engine) => {
   });
 
   it.runIf(engine === 'postgres')(
-    'moves the version when a session on another search path releases a number',
+    'moves the versions (the pool’s, the search’s) when a session on another search path releases a number',
     async () => {
       const db = freshDatabase('postgres');
       disposals.push(() => db.dispose());
       const store = await db.open();
       await holdNumber(store, 'ACholderone', '+14155550101');
       const [held] = await versions(store);
+      const holdings = async () =>
+        Number((await sql<{ version: number }>`select version from number_holdings`.execute(store.db)).rows[0].version);
+      const heldHoldings = await holdings();
       const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0].s;
 
       const operator = new pg.Client({
@@ -87,6 +90,8 @@ describe.each(ENGINES)('versions of the accounts’ numbers (%s)', (engine) => {
       const [released] = await versions(store);
       expect(released.account_sid).toBe('ACholderone');
       expect(released.version).not.toBe(held.version);
+      // The number search's version (migration 025) too.
+      expect(await holdings()).toBe(heldHoldings + 1);
     },
   );
 });

@@ -24,6 +24,7 @@ import * as queueCountStripes from './020_queue_count_stripes.js';
 import * as fewerMessageIndexes from './021_fewer_message_indexes.js';
 import * as queueAdmission from './022_queue_admission.js';
 import * as fewerVerificationSendIndexes from './024_fewer_verification_send_indexes.js';
+import * as numberHoldingsVersion from './025_number_holdings_version.js';
 import * as numberPoolVersions from './026_number_pool_versions.js';
 
 /** What a migration may need beyond the database. */
@@ -58,6 +59,7 @@ const MIGRATIONS: [string, Up][] = [
   ['021_fewer_message_indexes', fewerMessageIndexes.up],
   ['022_queue_admission', queueAdmission.up],
   ['024_fewer_verification_send_indexes', fewerVerificationSendIndexes.up],
+  ['025_number_holdings_version', numberHoldingsVersion.up],
   ['026_number_pool_versions', numberPoolVersions.up],
 ];
 

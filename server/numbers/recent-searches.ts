@@ -1,0 +1,51 @@
+// What recent searches answered, kept while no number is provisioned or released anywhere: the same search drawn
+// again draws the same candidates (inventory.ts), and while the holdings version stands (store.ts, migration 025)
+// the same of them are free, so the search answers without checking them against incoming_numbers again.
+import type { AvailableNumber } from './inventory.js';
+
+/** Numbers in all remembered answers at most; the least recently used answers go first. The inventory keeps the
+ * numbers themselves (see MAX_KEPT there), so an answer costs about 8 bytes a number here. */
+const MAX_REMEMBERED = 100_000;
+
+export class RecentSearches {
+  /** The holdings version the remembered answers are true at. */
+  private version = -1;
+  private readonly answers = new Map<string, AvailableNumber[]>();
+  private remembered = 0;
+
+  /** The answer to search `key`, when it was remembered at `version` (read from the database just before). */
+  get(key: string, version: number): AvailableNumber[] | undefined {
+    this.moveTo(version);
+    if (version !== this.version) return undefined;
+    const answer = this.answers.get(key);
+    if (answer) {
+      this.answers.delete(key);
+      this.answers.set(key, answer);
+    }
+    return answer;
+  }
+
+  /** Remembers the answer to search `key`, found with holdings read at `version` or later. */
+  set(key: string, version: number, answer: AvailableNumber[]): void {
+    this.moveTo(version);
+    if (version !== this.version || answer.length > MAX_REMEMBERED) return;
+    const old = this.answers.get(key);
+    if (old) this.remembered -= old.length;
+    this.answers.delete(key);
+    this.answers.set(key, answer);
+    this.remembered += answer.length;
+    for (const [oldest, dropped] of this.answers) {
+      if (this.remembered <= MAX_REMEMBERED) break;
+      this.answers.delete(oldest);
+      this.remembered -= dropped.length;
+    }
+  }
+
+  /** A newer version makes every remembered answer stale; an older one (a search that read it earlier) does not. */
+  private moveTo(version: number): void {
+    if (version <= this.version) return;
+    this.version = version;
+    this.answers.clear();
+    this.remembered = 0;
+  }
+}
