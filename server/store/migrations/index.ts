@@ -26,6 +26,7 @@ import * as queueAdmission from './022_queue_admission.js';
 import * as fewerVerificationSendIndexes from './024_fewer_verification_send_indexes.js';
 import * as numberHoldingsVersion from './025_number_holdings_version.js';
 import * as numberPoolVersions from './026_number_pool_versions.js';
+import * as functionSearchPaths from './027_function_search_paths.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -61,6 +62,7 @@ const MIGRATIONS: [string, Up][] = [
   ['024_fewer_verification_send_indexes', fewerVerificationSendIndexes.up],
   ['025_number_holdings_version', numberHoldingsVersion.up],
   ['026_number_pool_versions', numberPoolVersions.up],
+  ['027_function_search_paths', functionSearchPaths.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
