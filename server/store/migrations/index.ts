@@ -23,6 +23,7 @@ import * as metricsIndexes from './019_metrics_indexes.js';
 import * as queueCountStripes from './020_queue_count_stripes.js';
 import * as fewerMessageIndexes from './021_fewer_message_indexes.js';
 import * as queueAdmission from './022_queue_admission.js';
+import * as jobClaimIndex from './023_job_claim_index.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -55,6 +56,7 @@ const MIGRATIONS: [string, Up][] = [
   ['020_queue_count_stripes', queueCountStripes.up],
   ['021_fewer_message_indexes', fewerMessageIndexes.up],
   ['022_queue_admission', queueAdmission.up],
+  ['023_job_claim_index', jobClaimIndex.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
