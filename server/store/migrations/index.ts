@@ -23,6 +23,7 @@ import * as metricsIndexes from './019_metrics_indexes.js';
 import * as queueCountStripes from './020_queue_count_stripes.js';
 import * as fewerMessageIndexes from './021_fewer_message_indexes.js';
 import * as queueAdmission from './022_queue_admission.js';
+import * as jobClaimIndex from './023_job_claim_index.js';
 import * as fewerVerificationSendIndexes from './024_fewer_verification_send_indexes.js';
 import * as numberHoldingsVersion from './025_number_holdings_version.js';
 import * as numberPoolVersions from './026_number_pool_versions.js';
@@ -59,6 +60,7 @@ const MIGRATIONS: [string, Up][] = [
   ['020_queue_count_stripes', queueCountStripes.up],
   ['021_fewer_message_indexes', fewerMessageIndexes.up],
   ['022_queue_admission', queueAdmission.up],
+  ['023_job_claim_index', jobClaimIndex.up],
   ['024_fewer_verification_send_indexes', fewerVerificationSendIndexes.up],
   ['025_number_holdings_version', numberHoldingsVersion.up],
   ['026_number_pool_versions', numberPoolVersions.up],
