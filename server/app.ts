@@ -2,9 +2,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
 import './http/route-regexp-cache.js';
 import { BUNDLED_AT_BUILD } from './http/validator-start.js';
-import { validatorMiddlewares } from './http/validator-middlewares.js';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { Store } from './store/db.js';
@@ -55,7 +55,7 @@ function createApp(services: Services, readiness: Readiness): Express {
   mountDashboard(app, services);
   const { checkedAtBuild } = loadSpec();
   app.use(
-    validatorMiddlewares({
+    OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec().document) as any,
       // Compiled, the build did both already (see server/http/validator-start.ts).
       validateApiSpec: !checkedAtBuild.metaSchema,

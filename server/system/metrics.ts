@@ -56,28 +56,15 @@ export function createMetrics(store: Store): Metrics {
     registers: [registry],
   });
 
-  // Each operation's series bound once (operations and statuses are bounded sets), so a request builds no label
-  // object: prom-client's timer would copy its labels into a new one at every observation.
-  const latencyOf = new Map<string, Histogram.Internal<'operation'>>();
-  const countOf = new Map<string, Counter.Internal>();
-  function record(operation: string, status: number, seconds: number): void {
-    let series = latencyOf.get(operation);
-    if (!series) latencyOf.set(operation, (series = latency.labels(operation)));
-    series.observe(seconds);
-    const key = `${operation} ${status}`;
-    let count = countOf.get(key);
-    if (!count) countOf.set(key, (count = requests.labels(operation, String(status))));
-    count.inc();
-  }
-
   function middleware(req: Request, res: Response, next: NextFunction): void {
-    const started = performance.now();
+    const end = latency.startTimer();
     res.on('finish', () => {
       // Label by operationId, never by raw path, so sids do not explode the series count.
       // The validator has already matched the operation for most requests; match it here only for the rest.
       const operation =
         (req as any).openapi?.schema?.operationId ?? findOperation(req.method, req.path)?.operationId ?? 'unmatched';
-      record(operation, res.statusCode, (performance.now() - started) / 1000);
+      end({ operation });
+      requests.inc({ operation, status: String(res.statusCode) });
     });
     next();
   }
