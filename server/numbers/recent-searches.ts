@@ -3,9 +3,14 @@
 // the same of them are free, so the search answers without checking them against incoming_numbers again.
 import type { AvailableNumber } from './inventory.js';
 
-/** Numbers in all remembered answers at most; the least recently used answers go first. The inventory keeps the
- * numbers themselves (see MAX_KEPT there), so an answer costs about 8 bytes a number here. */
+/**
+ * What all remembered answers may cost at most, the least recently used going first: an answer costs its numbers
+ * and its key's length in 16 characters, plus one, so that empty answers under many keys (a locality varied at
+ * will) count too. About 100 bytes a unit: a number kept alive here, or 16 characters of key.
+ */
 const MAX_REMEMBERED = 100_000;
+
+const costOf = (key: string, answer: AvailableNumber[]) => answer.length + Math.ceil(key.length / 16) + 1;
 
 export class RecentSearches {
   /** The holdings version the remembered answers are true at. */
@@ -28,16 +33,17 @@ export class RecentSearches {
   /** Remembers the answer to search `key`, found with holdings read at `version` or later. */
   set(key: string, version: number, answer: AvailableNumber[]): void {
     this.moveTo(version);
-    if (version !== this.version || answer.length > MAX_REMEMBERED) return;
+    const cost = costOf(key, answer);
+    if (version !== this.version || cost > MAX_REMEMBERED) return;
     const old = this.answers.get(key);
-    if (old) this.remembered -= old.length;
+    if (old) this.remembered -= costOf(key, old);
     this.answers.delete(key);
     this.answers.set(key, answer);
-    this.remembered += answer.length;
+    this.remembered += cost;
     for (const [oldest, dropped] of this.answers) {
       if (this.remembered <= MAX_REMEMBERED) break;
       this.answers.delete(oldest);
-      this.remembered -= dropped.length;
+      this.remembered -= costOf(oldest, dropped);
     }
   }
 

@@ -72,7 +72,8 @@ export async function liveJobsByKind(db: Db, now: string): Promise<LiveJobs[]> {
       eb.fn.sum<number | string>(eb.case().when('run_at', '<=', now).then(1).else(0).end()).as('due'),
       eb.fn.min('run_at').as('earliest'),
     ])
-    .where('dead', '=', 0)
+    // Written out, as the claim index's predicate is (migration 023): a bound 0 may be planned without it.
+    .where('dead', '=', sql.lit(0))
     .groupBy('kind')
     .execute();
   return rows.map((row) => ({
