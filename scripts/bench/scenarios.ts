@@ -8,6 +8,7 @@ import type { Seeded } from './dashboard-seed.js';
 import { smppScenarios } from './smpp.js';
 import { systemScenarios } from './system.js';
 import { clusterScenarios } from './cluster.js';
+import { serverCpu } from './shared.js';
 
 /** CPU time in seconds a server process has used so far: its main thread, and all its threads. */
 export interface CpuTime {
@@ -85,7 +86,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'lookups',
-    async run(target, { load, baseGet, row }) {
+    async run(target, { load, baseGet, row, barePostCpuMs }) {
       const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
       const single = `${target.url}/v1/lookups/phone-numbers/%2B447400123456`;
       // 1000 distinct numbers across eight countries, valid and not.
@@ -97,7 +98,7 @@ export const scenarios: Scenario[] = [
       const get = () => fetch(single, { headers });
       const singleSequential = await sequential(get, 200);
       const batchSequential = await sequential(post, 50);
-      const singleLoad = await measured(target, () => load({ url: single, headers }));
+      const singleLoad = await measured(target, barePostCpuMs, () => load({ url: single, headers }));
       const batchLoad = await load({
         url: `${target.url}/v1/lookups/batch`,
         method: 'POST',
@@ -106,7 +107,7 @@ export const scenarios: Scenario[] = [
         connections: 4,
       });
       return [
-        row(`GET /v1/lookups/phone-numbers/{number}; ${cpuText(singleLoad)}`, singleLoad, baseGet),
+        row(`GET /v1/lookups/phone-numbers/{number}${singleLoad.cpu}`, singleLoad, baseGet),
         row('POST /v1/lookups/batch, 1000 numbers (4 connections)', batchLoad, baseGet),
         `| one client at a time: single lookup median ${singleSequential.median.toFixed(1)} ms ` +
           `(p99 ${singleSequential.p99.toFixed(1)}); batch of 1000 median ${batchSequential.median.toFixed(1)} ms ` +
@@ -118,7 +119,7 @@ export const scenarios: Scenario[] = [
     name: 'verify',
     // An account may send VERIFY_MAX_SENDS_PER_HOUR codes (1000 by default), so the load, which runs for
     // BENCH_SECONDS like the others, spreads its sends over accounts, 900 each, every send to a number of its own.
-    async run(target, { load, basePost, row }) {
+    async run(target, { load, basePost, row, barePostCpuMs }) {
       const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
       const SENDS = 900;
       const numberAt = (i: number) => `+1415555${String(i).padStart(4, '0')}`;
@@ -143,7 +144,7 @@ export const scenarios: Scenario[] = [
         }),
       );
       let sent = 0;
-      const sends = await measured(target, () =>
+      const sends = await measured(target, barePostCpuMs, () =>
         load({
           url: `${target.url}/v1/verify/send`,
           method: 'POST',
@@ -209,7 +210,7 @@ export const scenarios: Scenario[] = [
       return [
         row(
           `POST /v1/verify/send, ${sends.requests} distinct numbers over ${Math.ceil(sends.requests / SENDS)} ` +
-            `accounts (lookup + fraud guard + code); ${cpuText(sends)}`,
+            `accounts (lookup + fraud guard + code)${sends.cpu}`,
           sends,
           basePost,
         ),
@@ -224,7 +225,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'numbers',
     // Searches draw candidates from the numbering plan and drop held numbers with one query, so hold some first.
-    async run(target, { load, baseGet, row }) {
+    async run(target, { load, baseGet, row, barePostCpuMs }) {
       const headers = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
       const search = (path: string) => () => fetch(`${target.url}/v1/available-phone-numbers/${path}`, { headers });
       const held = (await (await search('US/Local?area_code=415&page_size=300')()).json()) as {
@@ -255,9 +256,9 @@ export const scenarios: Scenario[] = [
         );
       }
       const url = `${target.url}/v1/available-phone-numbers/US/Local?area_code=415`;
-      const loaded = await measured(target, () => load({ url, headers }));
+      const loaded = await measured(target, barePostCpuMs, () => load({ url, headers }));
       return [
-        row(`GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results); ${cpuText(loaded)}`, loaded, baseGet),
+        row(`GET /v1/available-phone-numbers/US/Local?area_code=415 (50 results)${loaded.cpu}`, loaded, baseGet),
         ...lines,
       ];
     },
@@ -271,24 +272,16 @@ export const scenarios: Scenario[] = [
   ...clusterScenarios,
 ];
 
-/** A load's figures with the server's main-thread CPU time per request (ms), when the system tells. */
+/** A load's figures with the server's CPU time per request over it (serverCpu's text, empty when not known). */
 async function measured(
   target: Target,
+  barePostCpuMs: number | null,
   run: () => Promise<Figures>,
-): Promise<Figures & { mainMs: number | null; allMs: number | null }> {
+): Promise<Figures & { cpu: string }> {
   const before = await target.cpu();
   const figures = await run();
   const after = await target.cpu();
-  const perRequest = (key: keyof CpuTime) =>
-    before && after ? ((after[key] - before[key]) * 1000) / figures.requests : null;
-  return { ...figures, mainMs: perRequest('main'), allMs: perRequest('all') };
-}
-
-/** The server's CPU per request: its main thread, and all its threads (the WAL checkpoints, the GC's helpers and the
- * thread pool share the server's core with it). */
-function cpuText(f: { mainMs: number | null; allMs: number | null }): string {
-  if (f.mainMs === null || f.allMs === null) return 'CPU not known';
-  return `main thread ${f.mainMs.toFixed(2)} ms/request (all threads ${f.allMs.toFixed(2)})`;
+  return { ...figures, cpu: serverCpu('request', figures.requests, before, after, barePostCpuMs) };
 }
 
 /** Latency of `count` requests sent one after another (after a few warm-up requests), in ms. */

@@ -38,13 +38,12 @@ export class LookupService {
   async screen(input: string, field: string): Promise<Screening> {
     if (!isPhoneNumberText(input)) throw errors.invalidField(field, NOT_A_PHONE_NUMBER);
     const n = classifyNumberOnce(input);
-    const seen = await gatherPlatformSignals(this.store.db, n.e164 ? [n.e164] : [], this.store.clock.now());
-    const platform = (n.e164 && seen.get(n.e164)) || NOTHING_SEEN;
+    const seen = await this.platformSignals([n]);
     return {
       phone_number: n.phoneNumber,
       valid: n.valid,
       line_type: n.lineType,
-      spam_score: scoreSpam({ valid: n.valid, lineType: n.lineType, typeKnown: n.typeKnown, platform }).spam_score,
+      spam_score: spamOf(n, seen).spam_score,
       carrier_name: n.parts ? await describe('carrier', n.parts) : null,
     };
   }
@@ -67,18 +66,22 @@ export class LookupService {
     );
   }
 
-  private async describeAll(numbers: ClassifiedNumber[]): Promise<PhoneNumberLookup[]> {
-    const seen = await gatherPlatformSignals(
+  /** What the platform saw lately of each number (by E.164), for its spam score. */
+  private platformSignals(numbers: ClassifiedNumber[]): Promise<Seen> {
+    return gatherPlatformSignals(
       this.store.db,
       numbers.flatMap((n) => (n.e164 ? [n.e164] : [])),
       this.store.clock.now(),
     );
+  }
+
+  private async describeAll(numbers: ClassifiedNumber[]): Promise<PhoneNumberLookup[]> {
+    const seen = await this.platformSignals(numbers);
     return Promise.all(
       numbers.map(async (n) => {
         const [carrier, location] = n.parts
           ? await Promise.all([describe('carrier', n.parts), describe('geocodes', n.parts)])
           : [null, null];
-        const platform = (n.e164 && seen.get(n.e164)) || NOTHING_SEEN;
         return {
           phone_number: n.phoneNumber,
           valid: n.valid,
@@ -90,9 +93,21 @@ export class LookupService {
           // The carrier data names the original network of a range; no package ships MCC/MNC for it.
           carrier: carrier ? { name: carrier, mobile_country_code: null, mobile_network_code: null } : null,
           location,
-          ...scoreSpam({ valid: n.valid, lineType: n.lineType, typeKnown: n.typeKnown, platform }),
+          ...spamOf(n, seen),
         };
       }),
     );
   }
+}
+
+type Seen = Awaited<ReturnType<typeof gatherPlatformSignals>>;
+
+/** A number's spam score and its reasons, from its classification and what the platform saw of it. */
+function spamOf(n: ClassifiedNumber, seen: Seen) {
+  return scoreSpam({
+    valid: n.valid,
+    lineType: n.lineType,
+    typeKnown: n.typeKnown,
+    platform: (n.e164 && seen.get(n.e164)) || NOTHING_SEEN,
+  });
 }
