@@ -1,12 +1,19 @@
 // A clock a test moves: the system's time plus an offset, so that the server's work keeps flowing in real time
-// while a test jumps over an expiry, a send_at or a retention period instead of sleeping through it.
+// while a test jumps over an expiry, a send_at or a retention period instead of sleeping through it. A stopped clock
+// (`new TestClock({ stopped: true })`) moves only when the test moves it: for a test that reads exact durations (a
+// Retry-After) and would otherwise see the real seconds a loaded machine takes between two requests.
 import type { Clock } from '../../server/clock.js';
 
 export class TestClock implements Clock {
   private offset = 0;
+  private readonly stoppedAt: number | undefined;
+
+  constructor(options: { stopped?: boolean } = {}) {
+    this.stoppedAt = options.stopped ? Date.now() : undefined;
+  }
 
   now(): number {
-    return Date.now() + this.offset;
+    return (this.stoppedAt ?? Date.now()) + this.offset;
   }
 
   /** Moves time forward by `ms` (the worker polls every JOB_POLL_MS, so jobs due by then run within a poll). */
@@ -15,8 +22,8 @@ export class TestClock implements Clock {
     this.offset += ms;
   }
 
-  /** Sets the time to `iso` (from then on it runs on from there). */
+  /** Sets the time to `iso` (from then on it runs on from there, unless stopped). */
   set(iso: string): void {
-    this.offset = Date.parse(iso) - Date.now();
+    this.offset = Date.parse(iso) - (this.stoppedAt ?? Date.now());
   }
 }
