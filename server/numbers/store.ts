@@ -26,7 +26,7 @@ export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<s
   return new Set(rows.map((r) => r.phone_number));
 }
 
-// Read by every number lookup and every verification sent (lookups/signals.ts).
+// Read by a number's provisioning and the searches' held check.
 const selectHeld = prepared((db, phoneNumbers: string[]) =>
   db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers),
 );
