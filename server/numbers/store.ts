@@ -20,7 +20,7 @@ export function incomingNumber(
 }
 
 /** Which of these E.164 numbers some account holds. */
-export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
+async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
   if (phoneNumbers.length === 0) return new Set();
   const rows = await selectHeld.all(db, phoneNumbers);
   return new Set(rows.map((r) => r.phone_number));
