@@ -1,7 +1,23 @@
 // Sealing: AES-256-GCM under a key derived (HKDF-SHA256) from the server secret, bound to what the sealed value
 // belongs to (its additional data, e.g. a sid), so a sealed value copied onto another row does not open. Used for
 // what must be readable again and so cannot be hashed: resent OTP codes, webhook signing secrets, sandbox handsets.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync } from 'node:crypto';
+
+// IVs drawn from the system a few kilobytes at a time, each 12 bytes used once: an IV is public (it leads the sealed
+// value) and needs only to be unique and unpredictable; a call into the CSPRNG per seal cost about as much as the
+// cipher's setup (a verification sent seals twice).
+const IV_BYTES = 12;
+const ivPool = Buffer.alloc(IV_BYTES * 256);
+let ivOffset = ivPool.length;
+
+function nextIv(): Buffer {
+  if (ivOffset === ivPool.length) {
+    randomFillSync(ivPool);
+    ivOffset = 0;
+  }
+  ivOffset += IV_BYTES;
+  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset);
+}
 
 /** A 256-bit key for one use of the server secret (`salt` and `info` name the use, so uses never share a key). */
 export function sealKey(secret: string, salt: string, info: string): Buffer {
@@ -10,7 +26,7 @@ export function sealKey(secret: string, salt: string, info: string): Buffer {
 
 /** `iv.tag.ciphertext`, each in base64. */
 export function seal(key: Buffer, boundTo: string, text: string): string {
-  const iv = randomBytes(12);
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(boundTo));
   const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);

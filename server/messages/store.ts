@@ -48,44 +48,6 @@ const selectQueuedCount = prepared((db, accountSid: string) =>
     .where('account_sid', '=', accountSid),
 );
 
-// The traffic signals of number lookups (lookups/signals.ts), on every lookup and every verification sent.
-const selectVolumeSince = prepared(
-  (db, numbers: string[], directions: readonly MessageRow['direction'][], since: string) =>
-    db
-      .selectFrom('messages')
-      .select((eb) => [
-        'from_number',
-        eb.fn.countAll<number>().as('sent'),
-        eb.fn.count<number>('to_number').distinct().as('recipients'),
-      ])
-      .where('from_number', 'in', numbers)
-      .where('direction', 'in', directions)
-      .where('date_created', '>=', since)
-      .groupBy('from_number'),
-);
-const selectOutcomesSince = prepared(
-  (
-    db,
-    numbers: string[],
-    directions: readonly MessageRow['direction'][],
-    finished: readonly MessageStatus[],
-    failed: readonly MessageStatus[],
-    since: string,
-  ) =>
-    db
-      .selectFrom('messages')
-      .select((eb) => [
-        'from_number',
-        eb.fn.countAll<number>().as('finished'),
-        eb.fn.sum<number>(eb.case().when('status', 'in', failed).then(1).else(0).end()).as('failed'),
-      ])
-      .where('from_number', 'in', numbers)
-      .where('direction', 'in', directions)
-      .where('date_created', '>=', since)
-      .where('status', 'in', finished)
-      .groupBy('from_number'),
-);
-
 /** How many messages of the account are `queued`: the sum of the rows triggers on messages keep (migrations 011, and
  * 020 and 022 on PostgreSQL). */
 async function queuedCount(db: Conn, accountSid: string): Promise<number> {
@@ -165,27 +127,4 @@ export function messagesWhere(db: Db, accountSid: string, filters: MessageFilter
   if (filters.createdAfter) query = query.where('date_created', '>=', filters.createdAfter);
   if (filters.createdBefore) query = query.where('date_created', '<', filters.createdBefore);
   return query;
-}
-
-/** Outbound messages (of `directions`) from each of `numbers` since `since`: how many, and to how many recipients. */
-export function outboundVolumeSince(
-  db: Db,
-  numbers: string[],
-  directions: readonly MessageRow['direction'][],
-  since: string,
-) {
-  return selectVolumeSince.all(db, numbers, directions, since);
-}
-
-/** Outbound messages from each of `numbers` since `since` that ended in `finished`, and how many of them in
- * `failed`. */
-export function outboundOutcomesSince(
-  db: Db,
-  numbers: string[],
-  directions: readonly MessageRow['direction'][],
-  finished: readonly MessageStatus[],
-  failed: readonly MessageStatus[],
-  since: string,
-) {
-  return selectOutcomesSince.all(db, numbers, directions, finished, failed, since);
 }

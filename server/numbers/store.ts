@@ -20,13 +20,13 @@ export function incomingNumber(
 }
 
 /** Which of these E.164 numbers some account holds. */
-export async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
+async function heldAmong(db: Conn, phoneNumbers: string[]): Promise<Set<string>> {
   if (phoneNumbers.length === 0) return new Set();
   const rows = await selectHeld.all(db, phoneNumbers);
   return new Set(rows.map((r) => r.phone_number));
 }
 
-// Read by every number lookup and every verification sent (lookups/signals.ts).
+// Read by a number's provisioning and the searches' held check.
 const selectHeld = prepared((db, phoneNumbers: string[]) =>
   db.selectFrom('incoming_numbers').select('phone_number').where('phone_number', 'in', phoneNumbers),
 );

@@ -194,29 +194,6 @@ export function countWrongCode(db: Conn, sid: string, now: string) {
     .executeTakeFirst();
 }
 
-/** Codes sent to each of `numbers` since `since`, and how many of the verifications behind them were approved. */
-export function sendsAndApprovalsSince(db: Conn, numbers: string[], since: string) {
-  return selectSendsAndApprovals.all(db, numbers, since);
-}
-
-// Read by every number lookup and every verification sent (lookups/signals.ts).
-const selectSendsAndApprovals = prepared((db, numbers: string[], since: string) =>
-  db
-    .selectFrom('verification_sends as s')
-    .innerJoin('verifications as v', 'v.sid', 's.verification_sid')
-    .select((eb) => [
-      's.to_number',
-      eb.fn.countAll<number>().as('sends'),
-      eb.fn
-        .count<number>(eb.case().when('v.status', '=', 'approved').then(eb.ref('v.sid')).end())
-        .distinct()
-        .as('approved'),
-    ])
-    .where('s.to_number', 'in', numbers)
-    .where('s.date_sent', '>=', since)
-    .groupBy('s.to_number'),
-);
-
 /**
  * Serializes sends of one account on PostgreSQL until the transaction ends, so the rate limits count exactly
  * under concurrency. SQLite runs one write transaction at a time already.
