@@ -16,7 +16,8 @@ function nextIv(): Buffer {
     ivOffset = 0;
   }
   ivOffset += IV_BYTES;
-  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset);
+  // A copy, not a view of the pool: a view would change under its holder at the next refill.
+  return Buffer.from(ivPool.subarray(ivOffset - IV_BYTES, ivOffset));
 }
 
 /** A 256-bit key for one use of the server secret (`salt` and `info` name the use, so uses never share a key). */
