@@ -46,7 +46,8 @@ export interface InboundMessage {
 
 /** Where a carrier reports what happens on the network; each call runs inside the carrier's own transaction. */
 export interface CarrierReports {
-  messageStatus(tx: Tx, report: MessageReport): Promise<void>;
+  /** The message as the report leaves it (undefined when there is no such message). */
+  messageStatus(tx: Tx, report: MessageReport): Promise<OutboundMessage | undefined>;
   inboundMessage(tx: Tx, message: InboundMessage): Promise<void>;
 }
 

@@ -37,8 +37,16 @@ interface Step {
   report: Omit<MessageReport, 'sid'>;
 }
 
+/** What a message's plan is made of (see `plan`). */
+type Planned = Pick<OutboundMessage, 'to' | 'channel' | 'numSegments'>;
+
 interface StepJob {
-  message: OutboundMessage;
+  /** The message's sid and, before the first step, what its plan is made of: not its body, media or sender, which
+   * the delivered step takes from the row its report returns (the hand-over's job row is smaller). */
+  sid?: string;
+  planned?: Planned;
+  /** The whole message: jobs enqueued by versions before 2026-11-26, run as they were. */
+  message?: OutboundMessage;
   /** The plan, made by the first step (absent before it). */
   steps?: Step[];
   index: number;
@@ -84,11 +92,13 @@ export class SandboxCarrier implements Carrier {
         .execute();
     // Every plan's first step comes after the sent delay: the plan (the destination parsed, priced) is made by that
     // step, with the network's other work, rather than in the transaction that hands the message over.
-    await schedule(tx, SANDBOX_MESSAGE_JOB, { message, index: 0 }, dateIn(tx.clock, this.config.sandboxSentDelayMs));
+    const { sid, to, channel, numSegments } = message;
+    const job: StepJob = { sid, planned: { to, channel, numSegments }, index: 0 };
+    await schedule(tx, SANDBOX_MESSAGE_JOB, job, dateIn(tx.clock, this.config.sandboxSentDelayMs));
   }
 
   /** What the network does with the message: its reports, each after its delay (the first after the sent delay). */
-  private plan(message: OutboundMessage): Step[] {
+  private plan(message: Planned): Step[] {
     const c = this.config;
     const parsed = parsePhoneNumberFromString(message.to);
     const outcome = outcomeFor(message.to, parsed);
@@ -130,24 +140,26 @@ export class SandboxCarrier implements Carrier {
     return [
       SANDBOX_MESSAGE_JOB.handle(async (job, ctx) => {
         const { message, index } = job.payload;
-        const steps = job.payload.steps ?? this.plan(message);
+        const sid = job.payload.sid ?? message!.sid;
+        const steps = job.payload.steps ?? this.plan(job.payload.planned ?? message!);
         const step = steps[index];
         await ctx.store.transaction(async (tx) => {
-          await reports.messageStatus(tx, { sid: message.sid, ...step.report });
+          const reported = await reports.messageStatus(tx, { sid, ...step.report });
           // The network hands the message to its destination; when that number is held on this platform, the
           // domain stores it as inbound (and ignores any other number), so the carrier need not look it up too.
-          if (step.report.status === 'delivered') {
+          const delivered = step.report.status === 'delivered' ? (message ?? reported) : undefined;
+          if (delivered) {
             await reports.inboundMessage(tx, {
-              from: message.from,
-              to: message.to,
-              body: message.body,
-              mediaUrls: message.mediaUrls,
-              channel: message.channel,
-              originSid: message.sid,
+              from: delivered.from,
+              to: delivered.to,
+              body: delivered.body,
+              mediaUrls: delivered.mediaUrls,
+              channel: delivered.channel,
+              originSid: sid,
             });
           }
           const next = steps[index + 1];
-          const following = { message, steps, index: index + 1 };
+          const following: StepJob = message ? { message, steps, index: index + 1 } : { sid, steps, index: index + 1 };
           if (next) await ctx.continueIn(tx, SANDBOX_MESSAGE_JOB, following, dateIn(tx.clock, next.afterMs));
           else await ctx.finishIn(tx);
         });

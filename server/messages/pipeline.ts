@@ -1,6 +1,13 @@
 // The outbound pipeline after acceptance: the dispatch job (schedule, validity, pacing, hand-over to the carrier)
 // and the carrier's reports (status changes, inbound arrivals). Every step is one transaction with its job.
-import type { Carrier, CarrierReports, InboundMessage, MessageReport, ScheduleWork } from '../carrier/carrier.js';
+import type {
+  Carrier,
+  CarrierReports,
+  InboundMessage,
+  MessageReport,
+  OutboundMessage,
+  ScheduleWork,
+} from '../carrier/carrier.js';
 import type { Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { enqueueJob } from '../jobs/queue.js';
@@ -131,28 +138,17 @@ export class MessagePipeline implements CarrierReports {
 
   /** Hands a `sending` message to the carrier, whose follow-up work `schedule` keeps. */
   private submit(tx: Tx, sending: MessageRow, schedule: ScheduleWork): Promise<void> {
-    return this.carrier.submitMessage(
-      tx,
-      {
-        sid: sending.sid,
-        accountSid: sending.account_sid,
-        from: sending.from_number,
-        to: sending.to_number,
-        body: sending.body,
-        mediaUrls: JSON.parse(sending.media_url),
-        channel: sending.channel,
-        numSegments: sending.num_segments,
-        validUntil: sending.expires_at,
-      },
-      schedule,
-    );
+    return this.carrier.submitMessage(tx, outboundMessage(sending), schedule);
   }
 
-  messageStatus(tx: Tx, report: MessageReport): Promise<void> {
-    return this.applyReport(tx, report);
+  /** Applies the report; the message as it leaves it (as it was, when the report came out of place). */
+  async messageStatus(tx: Tx, report: MessageReport): Promise<OutboundMessage | undefined> {
+    const row = (await this.applyReport(tx, report)) ?? (await messageBySid(tx.db, report.sid));
+    return row && outboundMessage(row);
   }
 
-  private async applyReport(tx: Tx, report: MessageReport): Promise<void> {
+  /** The message's new row, when the report changed it. */
+  private async applyReport(tx: Tx, report: MessageReport): Promise<MessageRow | undefined> {
     const now = nowIso(tx.clock);
     const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], {
       status: report.status,
@@ -163,6 +159,7 @@ export class MessagePipeline implements CarrierReports {
       ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
     });
     if (updated) await this.events.statusChanged(tx, updated);
+    return updated;
   }
 
   /**
@@ -179,6 +176,21 @@ export class MessagePipeline implements CarrierReports {
     // relays, would ping-pong forever: only first messages get a reply or a relay.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }
+}
+
+/** What a carrier is handed of a stored outbound message. */
+function outboundMessage(row: MessageRow): OutboundMessage {
+  return {
+    sid: row.sid,
+    accountSid: row.account_sid,
+    from: row.from_number,
+    to: row.to_number,
+    body: row.body,
+    mediaUrls: JSON.parse(row.media_url) as string[],
+    channel: row.channel,
+    numSegments: row.num_segments,
+    validUntil: row.expires_at,
+  };
 }
 
 /** The stored row of a message that arrived at `at` (ms, by the clock). */

@@ -7,7 +7,7 @@
 // it is still recorded, as a `failed` interaction with nothing sent. Every change of an interaction is a webhook to
 // the session's callback_url (in order); its creation and its end are activity: the session's expiry slides.
 import type { Tx } from '../store/db.js';
-import type { CallRow, ProxyInteractionRow, ProxyParticipantRow } from '../store/schema.js';
+import type { CallRow, ProxyInteractionRow } from '../store/schema.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { LegHooks } from '../calls/engine/leg-hooks.js';
 import { sidFor } from '../ids.js';
@@ -19,6 +19,7 @@ import {
   interactionByOutbound,
   interactionBySid,
   routeOf,
+  type Route,
   sessionBySid,
   touchSession,
   updateInteraction,
@@ -27,7 +28,7 @@ import {
 const REJECT = '<Response><Reject/></Response>';
 
 /** The bridge to `other` (E.164 numbers both, checked when the session was made: nothing to escape). */
-function dialTo(other: ProxyParticipantRow): string {
+function dialTo(other: Route['to']): string {
   return `<Response><Dial callerId="${other.proxy_identifier}">${other.identifier}</Dial></Response>`;
 }
 

@@ -9,7 +9,7 @@
 // the interaction is then `failed` with no outbound message, and the inbound message is stored all the same.
 import { sql } from 'kysely';
 import type { Tx } from '../store/db.js';
-import type { MessageRow, ProxyInteractionRow, ProxyParticipantRow, ProxySessionRow } from '../store/schema.js';
+import type { MessageRow, ProxyInteractionRow, ProxySessionRow } from '../store/schema.js';
 import type { MessageService } from '../messages/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { ApiError } from '../errors.js';
@@ -21,6 +21,7 @@ import {
   insertInteraction,
   interactionByOutbound,
   routeOf,
+  type Route,
   sessionBySid,
   touchSession,
   updateInteraction,
@@ -95,7 +96,7 @@ class MessageRelay {
    * or null when the messages module refuses it. Under a savepoint: the quota is counted after the insert, so a
    * refusal must undo it while the inbound message stays.
    */
-  private async send(tx: Tx, inbound: MessageRow, to: ProxyParticipantRow): Promise<string | null> {
+  private async send(tx: Tx, inbound: MessageRow, to: Route['to']): Promise<string | null> {
     await SAVEPOINT.run(tx.db);
     try {
       const sent = await this.messages.sendMessage(

@@ -58,6 +58,39 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     await waitUntil(async () => (await jobsOf(data!.sid)).length === 0);
   });
 
+  it('runs a sandbox network job enqueued by an earlier version, its payload the whole message', async () => {
+    // A scheduled message whose dispatch job is turned into the network's job as versions before 2026-11-26 wrote
+    // it; the copy delivered to the account's own number carries the payload's body, so the payload is what ran.
+    const to = await uniqueFrom();
+    const body = { from: await uniqueFrom(), to, body: 'in the row', send_at: inMs(HOUR_MS) };
+    const { data } = await account.client.POST('/v1/messages', { body });
+    const db = t.server.services.store.db;
+    const [dispatch] = await db.selectFrom('jobs').select('id').where('payload', 'like', `%${data!.sid}%`).execute();
+    await db.updateTable('messages').set({ status: 'sending' }).where('sid', '=', data!.sid).execute();
+    const message = {
+      sid: data!.sid,
+      accountSid: account.sid,
+      from: body.from,
+      to,
+      body: 'in the payload',
+      mediaUrls: [],
+      channel: 'sms',
+      numSegments: 1,
+      validUntil: inMs(2 * HOUR_MS),
+    };
+    await db
+      .updateTable('jobs')
+      .set({ kind: 'sandbox.message', payload: JSON.stringify({ message, index: 0 }), run_at: inMs(0) })
+      .where('id', '=', dispatch.id)
+      .execute();
+    await waitForStatus(account.client, data!.sid, 'delivered');
+    const inbound = await waitUntil(async () => {
+      const { data: list } = await account.client.GET('/v1/messages', { params: { query: { to } } });
+      return list!.data.find((m) => m.direction === 'inbound');
+    });
+    expect(inbound).toMatchObject({ from: body.from, body: 'in the payload' });
+  });
+
   it('sends a scheduled message after a restart', async () => {
     const sendAt = inMs(HOUR_MS);
     const body = { from: await uniqueFrom(), to: '+14155550123', body: 'after restart', send_at: sendAt };

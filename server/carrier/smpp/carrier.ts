@@ -113,9 +113,12 @@ export class SmppCarrier implements Carrier {
     const outcomes: SubmitOutcomes = {
       kind: 'message',
       text: (job) => job.body,
-      sent: (tx, sid) => reports.messageStatus(tx, { sid, status: 'sent' }),
-      failed: (tx, sid, errorCode, errorMessage) =>
-        reports.messageStatus(tx, { sid, status: 'failed', errorCode, errorMessage }),
+      sent: async (tx, sid) => {
+        await reports.messageStatus(tx, { sid, status: 'sent' });
+      },
+      failed: async (tx, sid, errorCode, errorMessage) => {
+        await reports.messageStatus(tx, { sid, status: 'failed', errorCode, errorMessage });
+      },
       settle: (tx, parts) => this.settleMessage(tx, parts),
     };
     return [
