@@ -5,6 +5,7 @@ import type { Db, Dialect, Tx } from '../store/db.js';
 import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
+import { nameStatement } from '../store/named-statements.js';
 
 type Conn = Db | Tx['db'];
 
@@ -167,6 +168,8 @@ const SEND_ALONE = (() => {
     )
     select (select owned from owned) as owned, (select admitted from admitted) as admitted`;
 })();
+
+nameStatement(SEND_ALONE);
 
 /** What `sendAlone` did: wrote the message and its job, or why it wrote nothing. */
 export type SentAlone = 'sent' | 'from_number_not_owned' | 'message_queue_full';
