@@ -3,8 +3,9 @@
 // after five runs may keep a generic plan. Only statements marked here are named, each text once (a name is never
 // reused for another text), at most MAX_NAMED of them, so that a connection keeps a bounded set.
 //
-// Not for a statement whose best plan depends on its parameters' values (a claim's `run_at <= $1`, where a generic
-// plan cannot bound the range): those stay unnamed and are planned per run.
+// Every statement of `prepared()` (store/sqlite/prepared.ts) is marked: key lookups and writes, whose plan does not
+// depend on their parameters' values. Not for one whose best plan does (a claim's `run_at <= $1`, where a generic
+// plan cannot bound the range): the claims are written with `sql` and stay unnamed, planned per run.
 import type pg from 'pg';
 
 const MAX_NAMED = 100;
