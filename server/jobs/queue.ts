@@ -1,4 +1,5 @@
 // The durable job table: enqueue inside the caller's transaction, claim with a lease, finish or retry.
+import type { EventEmitter } from 'node:events';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Dialect, QueueSignal, Tx } from '../store/db.js';
 import type { JobRow } from '../store/schema.js';
@@ -43,19 +44,29 @@ export async function enqueueJob<P>(
   options: EnqueueOptions = {},
 ): Promise<void> {
   const now = tx.clock.now();
-  const runAt = options.runAt ?? new Date(now);
-  await insertJob.run(tx.db, {
+  const row = jobRow(type, payload, options, now);
+  await insertJob.run(tx.db, row);
+  tx.afterCommit(() => jobCommitted(tx.signals, row, now));
+}
+
+/** The row `enqueueJob` inserts at `now` (ms): for a statement that inserts a job beside other writes of its own. */
+export function jobRow<P>(type: JobType<P>, payload: NoInfer<P>, options: EnqueueOptions, now: number) {
+  return {
     kind: type.kind,
     payload: JSON.stringify(payload),
-    run_at: runAt.toISOString(),
+    run_at: (options.runAt ?? new Date(now)).toISOString(),
     max_attempts: options.maxAttempts ?? 10,
     ordering_key: options.orderingKey ?? null,
     locked_by: null,
     locked_until: null,
     last_error: null,
     date_created: new Date(now).toISOString(),
-  });
-  if (runAt.getTime() <= now) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
+  } satisfies Insertable<JobRow>;
+}
+
+/** Once a job's row is committed: wakes the store's claim loops when it is due at `now` (ms), before their poll. */
+export function jobCommitted(signals: EventEmitter, row: Pick<JobRow, 'run_at'>, now: number): void {
+  if (Date.parse(row.run_at) <= now) signals.emit('jobs' satisfies QueueSignal);
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
 } from '../carrier/carrier.js';
 import type { Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
-import { enqueueJob } from '../jobs/queue.js';
+import { enqueueJob, jobRow } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
@@ -39,6 +39,11 @@ const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
 
 export async function enqueueDispatch(tx: Tx, sid: string, runAt?: Date): Promise<void> {
   await enqueueJob(tx, DISPATCH_JOB, { sid }, { runAt });
+}
+
+/** The row of the job `enqueueDispatch` adds, for a send written in one statement (messages/store.ts, sendAlone). */
+export function dispatchJobRow(sid: string, runAt: Date | undefined, now: number) {
+  return jobRow(DISPATCH_JOB, { sid }, { runAt }, now);
 }
 
 export class MessagePipeline implements CarrierReports {

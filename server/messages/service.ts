@@ -10,7 +10,8 @@ import { errors } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import { MessageEvents, REPLY_HANDLER, type InboundRelay, type MessageListener, type ReplyContext } from './events.js';
-import { MessagePipeline, enqueueDispatch, inboundRow } from './pipeline.js';
+import { MessagePipeline, dispatchJobRow, enqueueDispatch, inboundRow } from './pipeline.js';
+import { jobCommitted } from '../jobs/queue.js';
 import { parseReplies } from './replies.js';
 import { countSegments } from './segments.js';
 import * as messages from './store.js';
@@ -120,52 +121,21 @@ export class MessageService {
 
   async sendMessage(accountSid: string, input: SendMessageInput, options: SendOptions = {}): Promise<MessageRecord> {
     this.checkSendInput(input);
-    const body = input.body ?? '';
-    const media = input.media_url ?? [];
-    const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
-    if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
-      throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
+    const row = await this.outboundRow(accountSid, input, options);
+    const view = messageView(row);
+    const sendAt = row.send_at === null ? undefined : new Date(row.send_at);
+    const dispatchNow = options.dispatchNow && !sendAt;
+    const alone = !options.tx && !options.recorder && !dispatchNow && !options.trustedFrom;
+    if (alone && this.store.dialect === 'postgres' && row.direction === 'outbound-api') {
+      await this.sendAlone(row, sendAt);
+      return view;
     }
-    const now = this.store.clock.now();
-    const sendAt = input.send_at === undefined ? null : parseSendAt(input.send_at, now);
 
     const run = async (tx: Tx) => {
       if (!options.trustedFrom) {
         const number = await incomingNumber(tx.db, input.from);
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
-      const requested = input.channel ?? 'auto';
-      const rcs =
-        (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
-      const channel = rcs ? 'rcs' : media.length || requested === 'mms' ? 'mms' : 'sms';
-      const created = new Date(now).toISOString();
-      const row: MessageRow = {
-        sid: newSid('message', now),
-        account_sid: accountSid,
-        from_number: input.from,
-        to_number: input.to,
-        body,
-        media_url: JSON.stringify(media),
-        num_media: media.length,
-        num_segments: channel === 'sms' ? countSegments(body) : 1,
-        status: 'queued',
-        direction: options.direction ?? 'outbound-api',
-        channel,
-        price: null,
-        price_unit: 'USD',
-        error_code: null,
-        error_message: null,
-        send_at: sendAt ? sendAt.toISOString() : null,
-        validity_period: validity,
-        expires_at: new Date((sendAt?.getTime() ?? now) + validity * 1000).toISOString(),
-        status_callback: input.status_callback ?? null,
-        origin_sid: options.originSid ?? null,
-        date_created: created,
-        date_updated: created,
-        date_sent: null,
-      };
-      const view = messageView(row);
-      const dispatchNow = options.dispatchNow && !sendAt;
       // A message sent with no dispatch job between reserves its send slot first: when the slot is free now, it is
       // inserted `sending` and handed over at once (one write of its row instead of an insert and an update), and
       // never counts as queued. On PostgreSQL the slot's row lock comes before the insert's count row, as in a
@@ -174,7 +144,7 @@ export class MessageService {
       const inserted: MessageRow = reserved?.now ? { ...row, status: 'sending' } : row;
       // On PostgreSQL the insert's trigger holds a count row (its connection's stripe) until this transaction ends:
       // what does not need the message row goes before the insert.
-      if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
+      if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt);
       await options.recorder?.record(tx, view);
       // Admitted before the insert, exactly under concurrent sends (see roomInQueue); a message inserted `sending`
       // is refused as one queued would be, when the queue is full without it. Replies to inbound messages are not
@@ -188,6 +158,62 @@ export class MessageService {
       return view;
     };
     return options.tx ? run(options.tx) : this.store.transaction(run);
+  }
+
+  /**
+   * PostgreSQL, an API send with nothing else to write in its transaction (no Idempotency-Key, whose answer is
+   * recorded in the transaction of the work): the checks and writes of the transaction path in one autocommitted
+   * statement, so the connection is not held across the event loop's turns between six round trips.
+   */
+  private async sendAlone(row: MessageRow, sendAt: Date | undefined): Promise<void> {
+    const now = Date.parse(row.date_created);
+    const job = dispatchJobRow(row.sid, sendAt, now);
+    const outcome = await messages.sendAlone(this.store.db, row, job, this.maxQueued);
+    if (outcome === 'from_number_not_owned') throw errors.fromNumberNotOwned(row.from_number);
+    if (outcome === 'message_queue_full') throw errors.messageQueueFull(this.maxQueued);
+    jobCommitted(this.store.signals, job, now);
+  }
+
+  /** The row of an outbound message as it is queued; throws the 400 of a validity or send time out of bounds. */
+  private async outboundRow(accountSid: string, input: SendMessageInput, options: SendOptions): Promise<MessageRow> {
+    const body = input.body ?? '';
+    const media = input.media_url ?? [];
+    const validity = input.validity_period ?? DEFAULT_VALIDITY_PERIOD;
+    if (!Number.isInteger(validity) || validity < 1 || validity > DEFAULT_VALIDITY_PERIOD) {
+      throw errors.invalidField('validity_period', `must be an integer from 1 to ${DEFAULT_VALIDITY_PERIOD}`);
+    }
+    const now = this.store.clock.now();
+    const sendAt = input.send_at === undefined ? null : parseSendAt(input.send_at, now);
+    const requested = input.channel ?? 'auto';
+    const rcs =
+      (requested === 'auto' || requested === 'rcs') && (await this.carrier.destinationCapabilities(input.to)).rcs;
+    const channel = rcs ? 'rcs' : media.length || requested === 'mms' ? 'mms' : 'sms';
+    const created = new Date(now).toISOString();
+    return {
+      sid: newSid('message', now),
+      account_sid: accountSid,
+      from_number: input.from,
+      to_number: input.to,
+      body,
+      media_url: JSON.stringify(media),
+      num_media: media.length,
+      num_segments: channel === 'sms' ? countSegments(body) : 1,
+      status: 'queued',
+      direction: options.direction ?? 'outbound-api',
+      channel,
+      price: null,
+      price_unit: 'USD',
+      error_code: null,
+      error_message: null,
+      send_at: sendAt ? sendAt.toISOString() : null,
+      validity_period: validity,
+      expires_at: new Date((sendAt?.getTime() ?? now) + validity * 1000).toISOString(),
+      status_callback: input.status_callback ?? null,
+      origin_sid: options.originSid ?? null,
+      date_created: created,
+      date_updated: created,
+      date_sent: null,
+    };
   }
 
   async getMessage(accountSid: string, sid: string): Promise<MessageRecord> {

@@ -1,10 +1,11 @@
 // SQL of messages (SQLite and PostgreSQL alike). Status changes are conditional updates, so a transition
 // happens once even when two workers race for it.
-import type { Updateable } from 'kysely';
+import { CompiledQuery, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { MessageRow, MessageStatus } from '../store/schema.js';
+import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
+import { nameStatement } from '../store/named-statements.js';
 
 type Conn = Db | Tx['db'];
 
@@ -66,6 +67,94 @@ const admitQueued = prepared((db, accountSid: string, quota: number) =>
 export async function roomInQueue(db: Conn, dialect: Dialect, accountSid: string, quota: number): Promise<boolean> {
   if (dialect === 'sqlite') return (await queuedCount(db, accountSid)) < quota;
   return Boolean((await admitQueued.first(db, accountSid, quota))?.admitted);
+}
+
+/** The columns of a message row and of a job row, each with its PostgreSQL type (see sendAlone). */
+const MESSAGE_TYPES: Record<keyof MessageRow, string> = {
+  sid: 'text',
+  account_sid: 'text',
+  from_number: 'text',
+  to_number: 'text',
+  body: 'text',
+  media_url: 'text',
+  num_media: 'integer',
+  num_segments: 'integer',
+  status: 'text',
+  direction: 'text',
+  channel: 'text',
+  price: 'double precision',
+  price_unit: 'text',
+  error_code: 'text',
+  error_message: 'text',
+  send_at: 'text',
+  validity_period: 'integer',
+  expires_at: 'text',
+  status_callback: 'text',
+  origin_sid: 'text',
+  date_created: 'text',
+  date_updated: 'text',
+  date_sent: 'text',
+};
+type NewJob = Omit<JobRow, 'id' | 'attempts' | 'dead' | 'claims'>;
+const JOB_TYPES: Record<keyof NewJob, string> = {
+  kind: 'text',
+  payload: 'text',
+  run_at: 'text',
+  max_attempts: 'integer',
+  ordering_key: 'text',
+  locked_by: 'text',
+  locked_until: 'text',
+  last_error: 'text',
+  date_created: 'text',
+};
+const MESSAGE_COLUMNS = Object.keys(MESSAGE_TYPES) as (keyof MessageRow)[];
+const JOB_COLUMNS = Object.keys(JOB_TYPES) as (keyof NewJob)[];
+
+// $1 the sending number, $2 the account, $3 the quota, then the job's columns and the message's. An insert's
+// `select` does not take its parameters' types from the columns, as `values` does: each is cast.
+const SEND_ALONE = (() => {
+  let n = 3;
+  const values = (types: Record<string, string>) =>
+    Object.values(types)
+      .map((type) => `$${++n}::${type}`)
+      .join(', ');
+  return `
+    with owned as (
+      select exists (select 1 from incoming_numbers where phone_number = $1 and account_sid = $2) as owned
+    ), admitted as (
+      select message_queue_admit($2, $3) as admitted from owned where owned
+    ), job as (
+      insert into jobs (${JOB_COLUMNS.join(', ')}) select ${values(JOB_TYPES)} from admitted where admitted
+    ), message as (
+      insert into messages (${MESSAGE_COLUMNS.join(', ')}) select ${values(MESSAGE_TYPES)} from admitted where admitted
+    )
+    select (select owned from owned) as owned, (select admitted from admitted) as admitted`;
+})();
+
+nameStatement(SEND_ALONE);
+
+/** What `sendAlone` did: wrote the message and its job, or why it wrote nothing. */
+export type SentAlone = 'sent' | 'from_number_not_owned' | 'message_queue_full';
+
+/**
+ * PostgreSQL: an API send in one statement, autocommitted (one round trip instead of six): the check that the
+ * account holds the sending number, the admission under `quota` (migration 022's function, whose advisory lock lasts
+ * exactly this statement's transaction), the message's dispatch job and the message. All of it or nothing, with the
+ * reason.
+ */
+export async function sendAlone(db: Db, message: MessageRow, job: NewJob, quota: number): Promise<SentAlone> {
+  const parameters = [
+    message.from_number,
+    message.account_sid,
+    quota,
+    ...JOB_COLUMNS.map((column) => job[column]),
+    ...MESSAGE_COLUMNS.map((column) => message[column]),
+  ];
+  const { rows } = await db.executeQuery<{ owned: boolean; admitted: boolean | null }>(
+    CompiledQuery.raw(SEND_ALONE, parameters),
+  );
+  if (!rows[0]?.owned) return 'from_number_not_owned';
+  return rows[0].admitted ? 'sent' : 'message_queue_full';
 }
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {

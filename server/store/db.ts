@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Database } from './schema.js';
 import { migrationsFor, type MigrationContext } from './migrations/index.js';
 import { OwnSchemaPostgresDialect } from './own-schema.js';
+import { useNamedStatements } from './named-statements.js';
 import { GroupCommit } from './sqlite/group-commit.js';
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
@@ -326,7 +327,10 @@ async function openPostgres(
   // pool listens only on idle connections, so each connection gets its own listener too.
   const broken = (err: Error) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another');
   pool.on('error', broken);
-  pool.on('connect', (client) => client.on('error', broken));
+  pool.on('connect', (client) => {
+    client.on('error', broken);
+    useNamedStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   return new Store(db, 'postgres', schema, undefined, clock);
 }

@@ -112,6 +112,26 @@ describe.each(ENGINES)('the quota of queued messages per account (%s)', (engine)
     expect(await queuedCount(t.account.client)).toBe(0);
   });
 
+  it('writes neither a message nor its job for a send refused (the quota, a number of another account)', async () => {
+    const from = await giveNumber(t, t.account);
+    for (let i = 0; i < QUOTA; i++) expect((await send(t.account.client, from)).response.status).toBe(201);
+    const theirs = await giveNumber(t, await t.newAccount('other'));
+    const refused = [await send(t.account.client, from), await send(t.account.client, theirs)];
+    expect(refused.map((r) => [r.response.status, r.error?.code])).toEqual([
+      [422, 'message_queue_full'],
+      [422, 'from_number_not_owned'],
+    ]);
+    const { db } = t.server.services.store;
+    const mine = await db.selectFrom('messages').select('sid').where('account_sid', '=', t.account.sid).execute();
+    expect(mine.length).toBe(QUOTA);
+    // Every dispatch job has its message (jobs read first: a message is never deleted here, a job may finish).
+    const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', 'message.dispatch').execute();
+    const sids = new Set((await db.selectFrom('messages').select('sid').execute()).map((m) => m.sid));
+    expect(jobs.map((job) => (JSON.parse(job.payload) as { sid: string }).sid).filter((sid) => !sids.has(sid))).toEqual(
+      [],
+    );
+  });
+
   it('counts each account on its own', async () => {
     const from = await giveNumber(t, t.account);
     for (let i = 0; i < QUOTA; i++) expect((await send(t.account.client, from)).response.status).toBe(201);

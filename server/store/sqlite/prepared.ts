@@ -12,6 +12,7 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, QueryResult, Transaction } from 'kysely';
 import type { Db, Dialect } from '../db.js';
 import type { Database } from '../schema.js';
+import { nameStatement } from '../named-statements.js';
 
 type Conn = Db | Transaction<Database>;
 
@@ -76,6 +77,8 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => 
     let entry = cache.get(key);
     if (!entry) {
       entry = compile(conn as Db, build, args);
+      // PostgreSQL: each shape's text a named statement, parsed once per connection (see named-statements.ts).
+      if (dialect === 'postgres') nameStatement(entry.query.sql);
       cache.set(key, entry);
     }
     return entry;
