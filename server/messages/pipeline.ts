@@ -81,7 +81,10 @@ export class MessagePipeline implements CarrierReports {
       const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
       // No slot before it expires: come back when it does, to fail it then.
       if (!reserved) return tryAgain({ sid: message.sid }, new Date(expiresAt + 1));
-      if (reserved.getTime() > now) return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
+      // Against the clock read after the reservation: a free slot is that moment, later than `now` by the round trips
+      // between, and is not a slot to wait for.
+      if (reserved.getTime() > tx.clock.now())
+        return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
     }
     let carriedOn = false;
     const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
