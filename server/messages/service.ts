@@ -174,7 +174,7 @@ export class MessageService {
       const inserted: MessageRow = reserved?.now ? { ...row, status: 'sending' } : row;
       // On PostgreSQL the insert's trigger holds a count row (its connection's stripe) until this transaction ends:
       // what does not need the message row goes before the insert.
-      if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt ?? undefined);
+      if (!dispatchNow) await enqueueDispatch(tx, row, sendAt ?? undefined);
       await options.recorder?.record(tx, view);
       // Admitted before the insert, exactly under concurrent sends (see roomInQueue); a message inserted `sending`
       // is refused as one queued would be, when the queue is full without it. Replies to inbound messages are not
