@@ -49,8 +49,8 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     create index webhook_events_claim on webhook_events (run_at, seq) where status = 'pending' and waiting = 0
   `.execute(db);
   await db.schema.dropIndex('webhook_events_due').execute();
-  // An attempt's end: the event released with its outcome and the attempt recorded (releaseRecordingAttempt's one
-  // statement of before), then, once the event left pending, the next of its resource due.
+  // An attempt's end: the event released with its outcome and the attempt recorded (the data-modifying WITH of
+  // before), then, once the event left pending, the oldest pending event of its resource due.
   await sql`
     create function webhook_event_release(event_id text, worker text, attempt integer, new_status text,
       new_run_at text, now_at text, duration integer, answer integer, failure text, answer_excerpt text)
