@@ -17,7 +17,7 @@ import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { SandboxOtp } from './sandbox-otp.js';
 import { SandboxVoice } from './sandbox-voice.js';
-import { holdSendSlot, moveSendSlot } from './store.js';
+import { takeSendSlot } from './store.js';
 import { dateIn, nowIso } from '../clock.js';
 
 type SandboxConfig = Pick<
@@ -75,13 +75,8 @@ export class SandboxCarrier implements Carrier {
     return Promise.resolve({ rcs: isRcsCapable(to) });
   }
 
-  async reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
-    const intervalMs = 1000 / this.config.sandboxMessagesPerSecond;
-    const nextAt = await holdSendSlot(tx, this.dialect, from);
-    const slot = Math.max(tx.clock.now(), nextAt ? Date.parse(nextAt) : 0);
-    if (slot > notAfter.getTime()) return null;
-    await moveSendSlot(tx, from, new Date(slot + intervalMs).toISOString());
-    return new Date(slot);
+  reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
+    return takeSendSlot(tx, this.dialect, from, notAfter, 1000 / this.config.sandboxMessagesPerSecond);
   }
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {

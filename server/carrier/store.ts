@@ -13,25 +13,37 @@ const addSlotRow = prepared((db, from: string) =>
 const slotOf = prepared((db, from: string) =>
   db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from),
 );
-const slotForUpdate = prepared((db, from: string) =>
-  db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from).forUpdate(),
+const takeSlot = prepared((db, from: string, now: string, notAfter: string, intervalMs: number) =>
+  db.selectNoFrom((eb) =>
+    eb
+      .fn<string | null>('carrier_send_slot_take', [eb.val(from), eb.val(now), eb.val(notAfter), eb.val(intervalMs)])
+      .as('slot'),
+  ),
 );
 const moveSlot = prepared((db, from: string, nextAt: string) =>
   db.updateTable('carrier_send_slots').set({ next_at: nextAt }).where('from_number', '=', from),
 );
 
-/** The sender's next free send slot ('' when it never sent), its row made if need be and held to the end of the
- * transaction. */
-export async function holdSendSlot(tx: Tx, dialect: Dialect, from: string): Promise<string> {
+/**
+ * Takes the sender's next send slot, `intervalMs` apart from the one before: the later of now and the slot's row's
+ * next free moment, or null (nothing taken) when that is after `notAfter`. The row is made if need be and held to the
+ * end of the transaction.
+ */
+export async function takeSendSlot(tx: Tx, dialect: Dialect, from: string, notAfter: Date, intervalMs: number) {
+  const now = tx.clock.now();
+  // PostgreSQL: one round trip (migration 028) instead of the three below, which lock the row against concurrent
+  // reservations with `for update`. SQLite has one writer at a time and no round trips.
+  if (dialect === 'postgres') {
+    const row = await takeSlot.first(tx.db, from, new Date(now).toISOString(), notAfter.toISOString(), intervalMs);
+    return row?.slot ? new Date(row.slot) : null;
+  }
   await addSlotRow.run(tx.db, from);
-  // SQLite has one writer at a time; PostgreSQL locks the row against concurrent reservations.
-  const row = await (dialect === 'postgres' ? slotForUpdate : slotOf).first(tx.db, from);
+  const row = await slotOf.first(tx.db, from);
   if (!row) throw new Error(`no send slot row for ${from}`);
-  return row.next_at;
-}
-
-export async function moveSendSlot(tx: Tx, from: string, nextAt: string): Promise<void> {
-  await moveSlot.run(tx.db, from, nextAt);
+  const slot = Math.max(now, row.next_at ? Date.parse(row.next_at) : 0);
+  if (slot > notAfter.getTime()) return null;
+  await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
+  return new Date(slot);
 }
 
 /** Keeps the code as the last one the handset at (account, number) received. */

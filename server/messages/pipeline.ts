@@ -22,6 +22,10 @@ import { countSegments } from './segments.js';
 
 interface DispatchJob {
   sid: string;
+  /** The message's sender and end of validity, which never change: the dispatch needs no read of the message before
+   * its update to `sending` (absent from jobs enqueued before they were carried). */
+  from?: string;
+  expiresAt?: string;
   /** The send slot already reserved for this message, when the first run had to wait for it. */
   slot?: string;
 }
@@ -37,13 +41,18 @@ const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
   read: ['delivered'],
 };
 
-export async function enqueueDispatch(tx: Tx, sid: string, runAt?: Date): Promise<void> {
-  await enqueueJob(tx, DISPATCH_JOB, { sid }, { runAt });
+/** The dispatch job of a queued message, due at `runAt` (now by default). */
+export async function enqueueDispatch(tx: Tx, message: MessageRow, runAt?: Date): Promise<void> {
+  await enqueueJob(tx, DISPATCH_JOB, dispatchOf(message), { runAt });
+}
+
+function dispatchOf(message: MessageRow): DispatchJob {
+  return { sid: message.sid, from: message.from_number, expiresAt: message.expires_at };
 }
 
 /** The row of the job `enqueueDispatch` adds, for a send written in one statement (messages/store.ts, sendAlone). */
-export function dispatchJobRow(sid: string, runAt: Date | undefined, now: number) {
-  return jobRow(DISPATCH_JOB, { sid }, { runAt }, now);
+export function dispatchJobRow(message: MessageRow, runAt: Date | undefined, now: number) {
+  return jobRow(DISPATCH_JOB, dispatchOf(message), { runAt }, now);
 }
 
 export class MessagePipeline implements CarrierReports {
@@ -56,31 +65,31 @@ export class MessagePipeline implements CarrierReports {
     return [DISPATCH_JOB.handle((job, ctx) => this.dispatch(job.payload, ctx))];
   }
 
-  private async dispatch({ sid, slot }: DispatchJob, ctx: JobContext): Promise<void> {
+  private async dispatch(job: DispatchJob, ctx: JobContext): Promise<void> {
     await ctx.store.transaction(async (tx) => {
-      const message = await messageBySid(tx.db, sid);
-      const carriedOn = message?.status === 'queued' && (await this.dispatchQueued(tx, message, slot, ctx));
-      if (!carriedOn) await ctx.finishIn(tx);
+      if (!(await this.dispatchQueued(tx, job, ctx))) await ctx.finishIn(tx);
     });
   }
 
   /**
-   * Sends the message, fails it, or waits for its send slot. Its job carries on as the next step (a later try, or
-   * the carrier's work once handed over) rather than ending for a new one: true when it did.
+   * Sends the message if it is still queued, fails it, or waits for its send slot. Its job carries on as the next
+   * step (a later try, or the carrier's work once handed over) rather than ending for a new one: true when it did.
    */
-  private async dispatchQueued(
-    tx: Tx,
-    message: MessageRow,
-    slot: string | undefined,
-    ctx: JobContext,
-  ): Promise<boolean> {
-    const tryAgain = async (job: DispatchJob, runAt: Date) => {
-      await ctx.continueIn(tx, DISPATCH_JOB, job, runAt);
+  private async dispatchQueued(tx: Tx, job: DispatchJob, ctx: JobContext): Promise<boolean> {
+    let { from, expiresAt } = job;
+    if (!from || !expiresAt) {
+      const message = await messageBySid(tx.db, job.sid);
+      if (message?.status !== 'queued') return false;
+      ({ from_number: from, expires_at: expiresAt } = message);
+    }
+    const tryAgain = async (next: DispatchJob, runAt: Date) => {
+      await ctx.continueIn(tx, DISPATCH_JOB, next, runAt);
       return true;
     };
-    const now = tx.clock.now();
-    const expiresAt = Date.parse(message.expires_at);
-    if (now > expiresAt) {
+    const expires = Date.parse(expiresAt);
+    if (tx.clock.now() > expires) {
+      const message = await messageBySid(tx.db, job.sid);
+      if (message?.status !== 'queued') return false;
       await this.applyReport(tx, {
         sid: message.sid,
         status: 'failed',
@@ -89,18 +98,23 @@ export class MessagePipeline implements CarrierReports {
       });
       return false;
     }
-    if (!slot) {
-      const reserved = await this.carrier.reserveSendSlot(tx, message.from_number, new Date(expiresAt));
+    if (!job.slot) {
+      // Taken before the message is known to be still queued (its update to `sending` tells): a message canceled
+      // meanwhile holds its sender back one slot, rather than every message paying a read first.
+      const reserved = await this.carrier.reserveSendSlot(tx, from, new Date(expires));
+      const next = { sid: job.sid, from, expiresAt };
       // No slot before it expires: come back when it does, to fail it then.
-      if (!reserved) return tryAgain({ sid: message.sid }, new Date(expiresAt + 1));
-      if (reserved.getTime() > now) return tryAgain({ sid: message.sid, slot: reserved.toISOString() }, reserved);
+      if (!reserved) return tryAgain(next, new Date(expires + 1));
+      // Against the clock read after the reservation: a free slot is that moment, later than the clock read before
+      // it by the round trips between, and is not a slot to wait for.
+      if (reserved.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: reserved.toISOString() }, reserved);
     }
     let carriedOn = false;
     const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
       carriedOn = true;
       return ctx.continueIn(tx, type, payload, runAt);
     };
-    return (await this.handOver(tx, message.sid, carryOn)) && carriedOn;
+    return (await this.handOver(tx, job.sid, carryOn)) && carriedOn;
   }
 
   /**
@@ -124,8 +138,8 @@ export class MessagePipeline implements CarrierReports {
       const schedule: ScheduleWork = (tx, type, payload, runAt) => enqueueJob(tx, type, payload, { runAt });
       return this.submit(tx, message, schedule);
     }
-    if (!slot) return enqueueDispatch(tx, message.sid, new Date(Date.parse(message.expires_at) + 1));
-    await enqueueJob(tx, DISPATCH_JOB, { sid: message.sid, slot: slot.toISOString() }, { runAt: slot });
+    if (!slot) return enqueueDispatch(tx, message, new Date(Date.parse(message.expires_at) + 1));
+    await enqueueJob(tx, DISPATCH_JOB, { ...dispatchOf(message), slot: slot.toISOString() }, { runAt: slot });
   }
 
   /** Marks a queued message `sending` and hands it to the carrier, whose follow-up work `schedule` keeps; false when

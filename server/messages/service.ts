@@ -144,7 +144,7 @@ export class MessageService {
       const inserted: MessageRow = reserved?.now ? { ...row, status: 'sending' } : row;
       // On PostgreSQL the insert's trigger holds a count row (its connection's stripe) until this transaction ends:
       // what does not need the message row goes before the insert.
-      if (!dispatchNow) await enqueueDispatch(tx, row.sid, sendAt);
+      if (!dispatchNow) await enqueueDispatch(tx, row, sendAt);
       await options.recorder?.record(tx, view);
       // Admitted before the insert, exactly under concurrent sends (see roomInQueue); a message inserted `sending`
       // is refused as one queued would be, when the queue is full without it. Replies to inbound messages are not
@@ -167,7 +167,7 @@ export class MessageService {
    */
   private async sendAlone(row: MessageRow, sendAt: Date | undefined): Promise<void> {
     const now = Date.parse(row.date_created);
-    const job = dispatchJobRow(row.sid, sendAt, now);
+    const job = dispatchJobRow(row, sendAt, now);
     const outcome = await messages.sendAlone(this.store.db, row, job, this.maxQueued);
     if (outcome === 'from_number_not_owned') throw errors.fromNumberNotOwned(row.from_number);
     if (outcome === 'message_queue_full') throw errors.messageQueueFull(this.maxQueued);

@@ -23,16 +23,48 @@ const insertAttempt = prepared((db, row: Omit<WebhookAttemptRow, 'id'>) =>
   db.insertInto('webhook_attempts').values(row),
 );
 const releaseHeld = prepared((db, id: string, workerId: string, change: Updateable<WebhookEventRow>) =>
-  db.updateTable('webhook_events').set(change).where('id', '=', id).where('locked_by', '=', workerId),
+  db
+    .updateTable('webhook_events')
+    .set(change)
+    .where('id', '=', id)
+    .where('locked_by', '=', workerId)
+    .returning('resource_sid'),
+);
+
+// PostgreSQL: the event waits (out of the claims' index, see 028) while its resource has a pending event, those
+// locked `for share` to the end of the transaction, so that an attempt ending on one at this moment (whose next
+// statement makes the oldest pending event due) runs after this commit, or this insert after it.
+const insertWaitingEvent = prepared((db, row: Insertable<WebhookEventRow>) =>
+  db.insertInto('webhook_events').values({
+    ...row,
+    waiting: sql<number>`case when (select count(*) from (select 1 from webhook_events e
+      where e.resource_sid = ${row.resource_sid} and e.status = 'pending' for share) pending) > 0 then 1 else 0 end`,
+  } as Insertable<WebhookEventRow>),
 );
 
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
 export async function recordEvent(
   tx: Tx,
+  dialect: Dialect,
   event: Omit<WebhookEventRow, 'run_at' | 'locked_by' | 'locked_until' | 'claims'>,
 ): Promise<void> {
-  await insertEvent.run(tx.db, { ...event, run_at: event.date_created, locked_by: null, locked_until: null });
+  const row = { ...event, run_at: event.date_created, locked_by: null, locked_until: null };
+  await (dialect === 'postgres' ? insertWaitingEvent : insertEvent).run(tx.db, row);
   tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
+}
+
+/**
+ * PostgreSQL: makes the oldest pending event of each of these resources due (not waiting), after events of theirs
+ * left `pending`; a statement of its own, so that it sees the events inserted while it waited for their rows (028).
+ */
+async function dueNextOf(db: Db | Tx['db'], dialect: Dialect, resources: string[]): Promise<void> {
+  if (dialect !== 'postgres' || !resources.length) return;
+  await sql`
+    update webhook_events set waiting = 0
+    where waiting = 1 and id in (
+      select distinct on (e.resource_sid) e.id from webhook_events e
+      where e.resource_sid in (${sql.join(resources)}) and e.status = 'pending'
+      order by e.resource_sid, e.seq)`.execute(db);
 }
 
 /**
@@ -53,11 +85,13 @@ export async function claimEvents(
   const lock = sql.raw(dialect === 'postgres' ? 'for update skip locked' : '');
   // `status = 'pending'` is written out (not a parameter) so that the planners use the partial indexes. The claim
   // sets only columns no index holds (`status` is in three): poison is rare, and marked apart below.
+  // PostgreSQL: events waiting behind another of their resource are not in the claim's index (028), and not read.
+  const due = sql.raw(dialect === 'postgres' ? 'and w.waiting = 0' : '');
   const result = await sql<Omit<ClaimedEvent, 'dead'> & { seq: number | string }>`
     update webhook_events set locked_by = ${workerId}, locked_until = ${leaseUntil(leaseMs)}, claims = claims + 1
     where id in (
       select w.id from webhook_events w
-      where w.status = 'pending' and w.run_at <= ${nowIso}
+      where w.status = 'pending' ${due} and w.run_at <= ${nowIso}
         and (w.locked_until is null or w.locked_until < ${leaseNow()})
         and not exists (
           select 1 from webhook_events e
@@ -68,7 +102,7 @@ export async function claimEvents(
     )
     returning id, account_sid, type, url, payload, attempts, on_response, claims, ${seq} as seq`.execute(db);
   const poisoned = result.rows.filter((row) => Number(row.claims) > maxClaims).map((row) => row.id);
-  if (poisoned.length) await markEventsDead(db, poisoned, workerId, nowIso);
+  if (poisoned.length) await markEventsDead(db, dialect, poisoned, workerId, nowIso);
   return result.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map(({ id, account_sid, type, url, payload, attempts, on_response, claims }) => {
@@ -88,8 +122,8 @@ export async function claimEvents(
 }
 
 /** Gives up events this worker just claimed one time too many, undoing that claim's count. */
-async function markEventsDead(db: Db, ids: string[], workerId: string, now: string): Promise<void> {
-  await db
+async function markEventsDead(db: Db, dialect: Dialect, ids: string[], workerId: string, now: string) {
+  const dead = await db
     .updateTable('webhook_events')
     .set((eb) => ({
       locked_by: null,
@@ -100,7 +134,9 @@ async function markEventsDead(db: Db, ids: string[], workerId: string, now: stri
     }))
     .where('id', 'in', ids)
     .where('locked_by', '=', workerId)
+    .returning('resource_sid')
     .execute();
+  await dueNextOf(db, dialect, [...new Set(dead.map((row) => row.resource_sid))]);
 }
 
 export interface Outcome {
@@ -126,8 +162,17 @@ function released(outcome: Outcome): Updateable<WebhookEventRow> {
 
 /** Ends `workerId`'s lease with the outcome of an attempt; false when the lease was lost (another instance holds
  * it). */
-export async function releaseEvent(db: Tx['db'], id: string, workerId: string, outcome: Outcome): Promise<boolean> {
-  return (await releaseHeld.run(db, id, workerId, released(outcome))) === 1;
+export async function releaseEvent(
+  db: Tx['db'],
+  dialect: Dialect,
+  id: string,
+  workerId: string,
+  outcome: Outcome,
+): Promise<boolean> {
+  const row = await releaseHeld.first(db, id, workerId, released(outcome));
+  if (!row) return false;
+  if (outcome.status !== 'pending') await dueNextOf(db, dialect, [row.resource_sid]);
+  return true;
 }
 
 /**
@@ -144,46 +189,36 @@ export async function releaseEvents(db: Db, workerId: string): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
-const releaseAndRecord = prepared(
-  (db, id: string, workerId: string, change: Updateable<WebhookEventRow>, attempt: Omit<WebhookAttemptRow, 'id'>) =>
-    db
-      .with('released', (q) =>
-        q
-          .updateTable('webhook_events')
-          .set(change)
-          .where('id', '=', id)
-          .where('locked_by', '=', workerId)
-          .returning('id'),
-      )
-      .insertInto('webhook_attempts')
-      .columns(['event_id', 'attempt', 'date_attempted', 'duration_ms', 'response_status', 'error', 'response_excerpt'])
-      .expression((eb) =>
-        eb
-          .selectFrom('released')
-          .select([
-            'released.id',
-            sql<number>`cast(${attempt.attempt} as integer)`.as('attempt'),
-            sql<string>`cast(${attempt.date_attempted} as text)`.as('date_attempted'),
-            sql<number>`cast(${attempt.duration_ms} as integer)`.as('duration_ms'),
-            sql<number>`cast(${attempt.response_status} as integer)`.as('response_status'),
-            sql<string>`cast(${attempt.error} as text)`.as('error'),
-            sql<string>`cast(${attempt.response_excerpt} as text)`.as('response_excerpt'),
-          ]),
-      ),
-);
+/** An attempt that ended: its event's release with the outcome, and its record. */
+export interface EndedAttempt {
+  id: string;
+  workerId: string;
+  outcome: Outcome;
+  attempt: Omit<WebhookAttemptRow, 'id'>;
+}
 
 /**
- * PostgreSQL: releaseEvent and recordAttempt in one statement, which commits on its own: one round trip instead of a
- * transaction's four. False when the lease was lost (nothing is written then).
+ * PostgreSQL: releaseEvent and recordAttempt of several attempts in one call of 028's function, which commits on its
+ * own: one round trip for them all instead of a transaction's five each. Each attempt is its outcome's (its number
+ * and time). Answers the ids of the events released; one whose lease was lost is not among them, and nothing of it
+ * is written.
  */
-export async function releaseRecordingAttempt(
-  db: Db,
-  id: string,
-  workerId: string,
-  outcome: Outcome,
-  attempt: Omit<WebhookAttemptRow, 'id'>,
-): Promise<boolean> {
-  return (await releaseAndRecord.run(db, id, workerId, released(outcome), attempt)) === 1;
+export async function releaseRecordingAttempts(db: Db, ended: EndedAttempt[]): Promise<Set<string>> {
+  const batch = ended.map(({ id, workerId, outcome, attempt }) => ({
+    id,
+    worker: workerId,
+    attempt: outcome.attempts,
+    status: outcome.status,
+    runAt: outcome.runAt,
+    now: outcome.now,
+    duration: attempt.duration_ms,
+    answer: attempt.response_status,
+    error: attempt.error,
+    excerpt: attempt.response_excerpt,
+  }));
+  const { rows } = await sql<{ id: string }>`
+    select webhook_events_release_all(${JSON.stringify(batch)}::jsonb) as id`.execute(db);
+  return new Set(rows.map((row) => row.id));
 }
 
 /** Records one delivery attempt of an event, in the transaction that releases it. */
@@ -266,15 +301,29 @@ export async function eventsOfResources(db: Db, accountSid: string, resourceSids
  * others (an event given up after its last attempt is given up again if that one fails too). False when the
  * account has no such event, or it is not given up.
  */
-export async function retryGivenUpEvent(tx: Tx, accountSid: string, id: string, now: string): Promise<boolean> {
-  const result = await tx.db
+export async function retryGivenUpEvent(
+  tx: Tx,
+  dialect: Dialect,
+  accountSid: string,
+  id: string,
+  now: string,
+): Promise<boolean> {
+  const retried = await tx.db
     .updateTable('webhook_events')
     .set({ status: 'pending', run_at: now, locked_by: null, locked_until: null, claims: 0, date_updated: now })
     .where('id', '=', id)
     .where('account_sid', '=', accountSid)
     .where('status', 'in', ['failed', 'dead'])
+    .returning('resource_sid')
     .executeTakeFirst();
-  const retried = Number(result.numUpdatedRows) === 1;
-  if (retried) tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
-  return retried;
+  if (!retried) return false;
+  // PostgreSQL: pending again, it goes back to its place among its resource's pending events (028): only the oldest
+  // of them is due, the others wait (one being attempted now ends its attempt first).
+  if (dialect === 'postgres')
+    await sql`
+      update webhook_events w set waiting = case when w.id = (select e.id from webhook_events e
+        where e.resource_sid = w.resource_sid and e.status = 'pending' order by e.seq limit 1) then 0 else 1 end
+      where w.resource_sid = ${retried.resource_sid} and w.status = 'pending'`.execute(tx.db);
+  tx.afterCommit(() => tx.signals.emit('webhooks' satisfies QueueSignal));
+  return true;
 }

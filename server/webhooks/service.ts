@@ -11,15 +11,8 @@ import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
-import {
-  claimEvents,
-  recordAttempt,
-  recordEvent,
-  releaseEvent,
-  releaseEvents,
-  releaseRecordingAttempt,
-  type ClaimedEvent,
-} from './queue.js';
+import { EndedAttempts } from './ended-attempts.js';
+import { claimEvents, recordAttempt, recordEvent, releaseEvent, releaseEvents, type ClaimedEvent } from './queue.js';
 import { eventsOfResources, retryGivenUpEvent, type DeliveryEvent } from './queue.js';
 import { webhookSecrets } from '../accounts/store.js';
 import type { WebhookSecretBox } from '../accounts/webhook-secrets.js';
@@ -89,6 +82,8 @@ export class WebhookService {
    * secrets were read in clear. A rotated (re-sealed) secret has a new stored value and is opened anew.
    */
   private readonly opened = new Map<string, { stored: string; secret: string; previous: string | undefined }>();
+  /** PostgreSQL: the ended attempts without a response handler, recorded together per turn of the event loop. */
+  private readonly ended: EndedAttempts;
 
   constructor(
     private readonly store: Store,
@@ -98,7 +93,9 @@ export class WebhookService {
     private readonly secrets: WebhookSecretBox,
     /** Counts the attempts for /metrics. Attempts are made in the sender's thread but end here, on the main one. */
     private readonly counters?: Pick<Counters, 'webhookAttempt'>,
-  ) {}
+  ) {
+    this.ended = new EndedAttempts(store.db);
+  }
 
   /** Registers what to do with the body of a 2xx response for webhooks enqueued with `onResponse.handler` = name. */
   handleResponses(name: string, handler: ResponseHandler): void {
@@ -109,7 +106,7 @@ export class WebhookService {
   async enqueue(tx: Tx, request: WebhookRequest): Promise<string> {
     const id = newWebhookId(tx.clock.now());
     const now = nowIso(tx.clock);
-    await recordEvent(tx, {
+    await recordEvent(tx, this.store.dialect, {
       id,
       account_sid: request.accountSid,
       resource_sid: request.resourceSid,
@@ -132,7 +129,9 @@ export class WebhookService {
 
   /** Makes a given-up event of the account due again now, for one more attempt; false when there is none such. */
   retryNow(accountSid: string, eventId: string): Promise<boolean> {
-    return this.store.transaction((tx) => retryGivenUpEvent(tx, accountSid, eventId, nowIso(tx.clock)));
+    return this.store.transaction((tx) =>
+      retryGivenUpEvent(tx, this.store.dialect, accountSid, eventId, nowIso(tx.clock)),
+    );
   }
 
   /**
@@ -271,9 +270,9 @@ export class WebhookService {
     // Lost lease: this instance was taken for dead and another holds the event now; its attempt is the one on record.
     const recorded =
       this.store.dialect === 'postgres' && !handler
-        ? await releaseRecordingAttempt(this.store.db, event.id, workerId, outcome, attemptRow)
+        ? await this.ended.record({ id: event.id, workerId, outcome, attempt: attemptRow })
         : await this.store.transaction(async (tx) => {
-            if (!(await releaseEvent(tx.db, event.id, workerId, outcome))) return false;
+            if (!(await releaseEvent(tx.db, this.store.dialect, event.id, workerId, outcome))) return false;
             await recordAttempt(tx.db, attemptRow);
             if (handler) await this.runResponseHandler(tx, event.id, handler, result);
             return true;

@@ -18,11 +18,14 @@ describe.runIf(ENGINES.includes('postgres'))('functions of the schema (postgres)
       from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
       where n.nspname = current_schema() order by p.proname`.execute(store.db);
     expect(rows.map((r) => r.name)).toEqual([
+      'carrier_send_slot_take',
       'message_queue_admit',
       'message_queue_count',
       'number_holdings_bump',
       'number_pool_version',
       'proxy_open_count',
+      'webhook_event_release',
+      'webhook_events_release_all',
     ]);
     for (const row of rows) expect([row.name, row.config]).toEqual([row.name, [`search_path=${row.schema}`]]);
   });

@@ -28,6 +28,7 @@ import * as fewerVerificationSendIndexes from './024_fewer_verification_send_ind
 import * as numberHoldingsVersion from './025_number_holdings_version.js';
 import * as numberPoolVersions from './026_number_pool_versions.js';
 import * as functionSearchPaths from './027_function_search_paths.js';
+import * as pipelineOnPostgres from './028_pipeline_on_postgres.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -65,6 +66,7 @@ const MIGRATIONS: [string, Up][] = [
   ['025_number_holdings_version', numberHoldingsVersion.up],
   ['026_number_pool_versions', numberPoolVersions.up],
   ['027_function_search_paths', functionSearchPaths.up],
+  ['028_pipeline_on_postgres', pipelineOnPostgres.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {

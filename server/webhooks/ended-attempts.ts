@@ -1,0 +1,38 @@
+// PostgreSQL: the attempts that end in one turn of the event loop (the sender thread answers in batches) are recorded
+// together, in one statement and one commit instead of one each (see releaseRecordingAttempts).
+import type { Db } from '../store/db.js';
+import { releaseRecordingAttempts, type EndedAttempt } from './queue.js';
+
+interface Waiting {
+  ended: EndedAttempt;
+  resolve: (released: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+export class EndedAttempts {
+  private batch: Waiting[] = [];
+
+  constructor(private readonly db: Db) {}
+
+  /** Records the attempt with the others of this turn: false when its event's lease was lost (nothing written). */
+  record(ended: EndedAttempt): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      if (this.batch.length === 0) setImmediate(() => void this.flush());
+      this.batch.push({ ended, resolve, reject });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.batch;
+    this.batch = [];
+    try {
+      const released = await releaseRecordingAttempts(
+        this.db,
+        batch.map((w) => w.ended),
+      );
+      for (const w of batch) w.resolve(released.has(w.ended.id));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+  }
+}
