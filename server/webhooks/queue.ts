@@ -31,14 +31,17 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
     .returning('resource_sid'),
 );
 
-// PostgreSQL: the event waits (out of the claims' index, see 028) while its resource has a pending event, those
-// locked `for share` to the end of the transaction, so that an attempt ending on one at this moment (whose next
-// statement makes the oldest pending event due) runs after this commit, or this insert after it.
+// PostgreSQL: the event waits (out of the claims' index, see 028) while its resource has a pending event. Only the
+// oldest pending one can leave `pending` (the others wait behind it), so that one alone is locked `for share` to the
+// end of the transaction: an attempt ending on it at this moment (whose next statement makes the oldest pending event
+// due) runs after this commit, or this insert after it. Locking every pending event of the resource, in no order,
+// deadlocked against such a release, which holds the first and then updates the next.
 const insertWaitingEvent = prepared((db, row: Insertable<WebhookEventRow>) =>
   db.insertInto('webhook_events').values({
     ...row,
-    waiting: sql<number>`case when (select count(*) from (select 1 from webhook_events e
-      where e.resource_sid = ${row.resource_sid} and e.status = 'pending' for share) pending) > 0 then 1 else 0 end`,
+    waiting: sql<number>`case when exists (select 1 from webhook_events e
+      where e.resource_sid = ${row.resource_sid} and e.status = 'pending' order by e.seq limit 1 for share)
+      then 1 else 0 end`,
   } as Insertable<WebhookEventRow>),
 );
 
@@ -101,6 +104,7 @@ export async function claimEvents(
       ${lock}
     )
     returning id, account_sid, type, url, payload, attempts, on_response, claims, ${seq} as seq`.execute(db);
+  if (!result.rows.length && dialect === 'postgres') await repairWaiting(db);
   const poisoned = result.rows.filter((row) => Number(row.claims) > maxClaims).map((row) => row.id);
   if (poisoned.length) await markEventsDead(db, dialect, poisoned, workerId, nowIso);
   return result.rows
@@ -121,8 +125,35 @@ export async function claimEvents(
     });
 }
 
-/** Gives up events this worker just claimed one time too many, undoing that claim's count. */
+const lastRepairs = new WeakMap<Db, number>();
+const REPAIR_EVERY_MS = 10_000;
+
+/**
+ * PostgreSQL: makes due every waiting event with no pending event before it in its resource, the one a release should
+ * have made due: left waiting when its predecessor left `pending` in a transaction that failed after (a deadlock
+ * broken, a connection lost) or through an instance of a build before 028. Run when a claim found nothing due, at
+ * most every 10 s an instance; it reads the pending events only (their partial index), few when nothing is due.
+ */
+async function repairWaiting(db: Db): Promise<void> {
+  const now = performance.now();
+  if (now - (lastRepairs.get(db) ?? -Infinity) < REPAIR_EVERY_MS) return;
+  lastRepairs.set(db, now);
+  await sql`
+    update webhook_events w set waiting = 0
+    where w.status = 'pending' and w.waiting = 1 and not exists (
+      select 1 from webhook_events e where e.status = 'pending' and e.resource_sid = w.resource_sid and e.seq < w.seq)
+  `.execute(db);
+}
+
+/** Gives up events this worker just claimed one time too many, undoing that claim's count; on PostgreSQL in one
+ * transaction with making the next event of their resources due, so that no crash between the two leaves it waiting. */
 async function markEventsDead(db: Db, dialect: Dialect, ids: string[], workerId: string, now: string) {
+  if (dialect === 'postgres') {
+    await db.transaction().execute((trx) => markDead(trx, dialect, ids, workerId, now));
+  } else await markDead(db, dialect, ids, workerId, now);
+}
+
+async function markDead(db: Db | Tx['db'], dialect: Dialect, ids: string[], workerId: string, now: string) {
   const dead = await db
     .updateTable('webhook_events')
     .set((eb) => ({

@@ -29,4 +29,24 @@ describe.runIf(ENGINES.includes('postgres'))('named prepared statements (postgre
     });
     expect(prepared).toEqual([marked]);
   });
+
+  it('runs a named statement that reads a table with * again after a column was added to the table', async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    const text = 'select * from named_statements_table where a = $1 /* named-statements test */';
+    nameStatement(text);
+    // One connection throughout (no transaction): the statement is prepared on it, then goes stale there.
+    const rows = await store.db.connection().execute(async (conn) => {
+      await sql`create table named_statements_table (a integer)`.execute(conn);
+      await sql`insert into named_statements_table values (1)`.execute(conn);
+      const before = (await conn.executeQuery(CompiledQuery.raw(text, [1]))).rows;
+      await sql`alter table named_statements_table add column b integer not null default 2`.execute(conn);
+      // PostgreSQL refuses the prepared one now ("cached plan must not change result type"): sent unnamed.
+      const after = (await conn.executeQuery(CompiledQuery.raw(text, [1]))).rows;
+      const again = (await conn.executeQuery(CompiledQuery.raw(text, [1]))).rows;
+      return { before, after, again };
+    });
+    expect(rows).toEqual({ before: [{ a: 1 }], after: [{ a: 1, b: 2 }], again: [{ a: 1, b: 2 }] });
+  });
 });

@@ -67,6 +67,9 @@ export interface Prepared<A extends unknown[], R> {
   run(conn: Conn, ...args: A): Promise<number>;
 }
 
+/** The longest list argument a named shape may hold (the statuses a transition may follow, say). */
+const NAMED_LIST_LENGTH = 8;
+
 export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): Prepared<A, R> {
   const cache = new Map<string, Compiled>();
 
@@ -78,7 +81,10 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => 
     if (!entry) {
       entry = compile(conn as Db, build, args);
       // PostgreSQL: each shape's text a named statement, parsed once per connection (see named-statements.ts).
-      if (dialect === 'postgres') nameStatement(entry.query.sql);
+      // Not a shape of a long list (a batch's numbers): each length would take a name of the bounded set.
+      if (dialect === 'postgres' && !args.some((arg) => Array.isArray(arg) && arg.length > NAMED_LIST_LENGTH)) {
+        nameStatement(entry.query.sql);
+      }
       cache.set(key, entry);
     }
     return entry;

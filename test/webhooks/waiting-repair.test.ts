@@ -1,0 +1,50 @@
+// PostgreSQL: an event left waiting with no pending event before it in its resource (its predecessor left `pending` in
+// a transaction that failed afterwards, or through an instance of a build before migration 028) is made due by the
+// delivery loop's repair when a claim finds nothing due, and delivered.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { start } from '../../server/app.js';
+import { ENGINES, testEnv } from '../support/server.js';
+import { freshDatabase } from '../support/database.js';
+import { useCleanups } from '../support/cleanups.js';
+import { waitUntil } from '../support/wait.js';
+import { startReceiver } from '../support/webhook-receiver.js';
+
+describe.runIf(ENGINES.includes('postgres'))('waiting webhook events (postgres)', () => {
+  const cleanups = useCleanups();
+
+  it('delivers an event left waiting with nothing pending before it', async () => {
+    const db = freshDatabase('postgres');
+    cleanups.push(() => db.dispose());
+    const store = await db.open();
+    const server = await start(loadConfig(testEnv('postgres', db.dataDir)), { store, worker: false });
+    cleanups.push(() => server.close());
+    const { services } = server;
+    const { account } = await services.accounts.createAccount('waiting');
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+
+    const id = await store.transaction((tx) =>
+      services.webhooks.enqueue(tx, {
+        accountSid: account.sid,
+        resourceSid: 'SM00000000000000000000000000000002',
+        type: 'message.sent',
+        url: `${receiver.url}/left-waiting`,
+        data: {},
+      }),
+    );
+    // As a release that failed after its event left pending would leave the next one.
+    await sql`update webhook_events set waiting = 1 where id = ${id}`.execute(store.db);
+
+    const loop = services.webhooks.deliveryLoop({ workerId: 'w-waiting', pollMs: 10, leaseMs: 5000, maxClaims: 5 });
+    loop.start();
+    cleanups.push(() => loop.stop());
+    await waitUntil(async () => receiver.received.some((r) => r.path === '/left-waiting'), 15_000, 'the event');
+    // Recorded once the receiver's answer is back, just after it saw the request.
+    const status = () =>
+      store.db.selectFrom('webhook_events').select(['status']).where('id', '=', id).executeTakeFirstOrThrow();
+    await waitUntil(async () => (await status()).status === 'delivered', 5_000, 'the delivery recorded');
+    expect(receiver.received.filter((r) => r.path === '/left-waiting')).toHaveLength(1);
+  });
+});
