@@ -103,7 +103,7 @@ describe('transactions grouped into one SQLite commit', () => {
     expect(seen).toEqual({ status: 'fulfilled', value: ['mine'] });
   });
 
-  it('keeps the sub-journal in memory, and undoes a transaction of over 64 KiB of pages alone in its group', async () => {
+  it('keeps the sub-journal in memory; undoes a transaction of over 64 KiB of pages alone in its group', async () => {
     const store = await open();
     // 2 is MEMORY: past 64 KiB, SQLite would otherwise move a savepoint's copies of pages to a temporary file.
     expect((await sql`pragma temp_store`.execute(store.db)).rows).toEqual([{ temp_store: 2 }]);
