@@ -230,6 +230,11 @@ function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   // over, so that its size on disk tells the checkpointer how much it holds.
   file.pragma('wal_autocheckpoint = 10000');
   file.pragma('journal_size_limit = 0');
+  // Each grouped transaction's savepoint, and each statement a trigger or a foreign key may abort, copies the pages it
+  // changes into a sub-journal, which SQLite moves to a temporary file past 64 KiB: the pipeline's transactions passed
+  // that, and every page copied became two write calls (see docs/performance.md). Kept in memory, it holds at most the
+  // pages of the transaction in progress.
+  file.pragma('temp_store = MEMORY');
   const cached = withStatementCache(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   // WAL lets a reader see the last committed state while the writer's transaction is open: reads outside

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../../server/store/db.js';
 import { prepared } from '../../server/store/sqlite/prepared.js';
@@ -101,6 +102,42 @@ describe('transactions grouped into one SQLite commit', () => {
     ]);
     expect(seen).toEqual({ status: 'fulfilled', value: ['mine'] });
   });
+
+  it('keeps the sub-journal in memory; undoes a transaction of over 64 KiB of pages alone in its group', async () => {
+    const store = await open();
+    // 2 is MEMORY: past 64 KiB, SQLite would otherwise move a savepoint's copies of pages to a temporary file.
+    expect((await sql`pragma temp_store`.execute(store.db)).rows).toEqual([{ temp_store: 2 }]);
+    const rows = Array.from({ length: 200 }, (_, i) => ({ name: `large${i}`, value: 'x'.repeat(1000) }));
+    await store.db.insertInto('server_settings').values(rows).execute();
+    const [large, small] = await Promise.allSettled([
+      // Rewrites every row, about 50 pages of 4 KiB that the savepoint copies first, then fails.
+      store.transaction(async (tx) => {
+        await tx.db
+          .updateTable('server_settings')
+          .set({ value: 'y'.repeat(1000) })
+          .where('name', 'like', 'large%')
+          .execute();
+        throw new Error('rolled back');
+      }),
+      store.transaction(async (tx) => {
+        await tx.db.insertInto('server_settings').values({ name: 'small', value: '1' }).execute();
+      }),
+    ]);
+    expect(large.status).toBe('rejected');
+    expect(small.status).toBe('fulfilled');
+    const values = await store.db
+      .selectFrom('server_settings')
+      .select(['name', 'value'])
+      .where('name', 'like', 'large%')
+      .execute();
+    expect(values.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      rows.sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    expect(await store.db.selectFrom('server_settings').select('value').where('name', '=', 'small').execute()).toEqual([
+      { value: '1' },
+    ]);
+  });
+
   it('lets reads outside transactions see the last commit, never the rows of a transaction still open', async () => {
     const store = await open();
     const setting = prepared((db, name: string) =>
