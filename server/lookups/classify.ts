@@ -105,8 +105,10 @@ export function classifyNumberOnce(input: string, country?: CountryCode): Classi
 function classifyNumber(input: string, country?: CountryCode): ClassifiedNumber {
   const text = input.trim();
   const parsed = parsePhoneNumberFromString(text, country);
-  if (parsed?.isValid()) {
-    const type = parsed.getType();
+  // A number the plan gives a type is valid (isValid is that same test wherever the full metadata has types), so a
+  // valid number's ranges are matched once, not twice; isValid decides the numbers without a type.
+  const type = parsed?.getType();
+  if (parsed && (type !== undefined || parsed.isValid())) {
     let national: string | undefined;
     return {
       phoneNumber: parsed.number,

@@ -234,6 +234,14 @@ interface VerificationSendRow {
   date_sent: string;
 }
 
+/** An account's verification sends in one minute (migration 030_verification_send_minutes). */
+interface VerificationSendMinuteRow {
+  account_sid: string;
+  /** The first 16 characters of the sends' ISO 8601 time ("2026-11-26T14:50"). */
+  minute: string;
+  sends: number;
+}
+
 interface AccountSettingsRow {
   account_sid: string;
   verify_callback_url: string | null;
@@ -426,6 +434,7 @@ export interface Database {
   message_queue_counts: MessageQueueCountRow;
   verifications: VerificationRow;
   verification_sends: VerificationSendRow;
+  verification_send_minutes: VerificationSendMinuteRow;
   account_settings: AccountSettingsRow;
   sandbox_otp_deliveries: SandboxOtpDeliveryRow;
   calls: CallRow;

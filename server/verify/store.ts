@@ -94,6 +94,29 @@ const windowOf = (db: Db, accountSid: string, since: string) =>
     .where('account_sid', '=', accountSid)
     .where('date_sent', '>', since);
 const selectAccountWindow = prepared(windowOf);
+/** The minute an ISO 8601 time falls in, as verification_send_minutes keys it ("2026-11-26T14:50"). */
+const minuteOf = (iso: string) => iso.slice(0, 16);
+const bumpMinute = prepared((db, accountSid: string, minute: string) =>
+  db
+    .insertInto('verification_send_minutes')
+    .values({ account_sid: accountSid, minute, sends: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_sid', 'minute'])
+        .doUpdateSet((eb) => ({ sends: eb('verification_send_minutes.sends', '+', 1) })),
+    )
+    .returning('sends'),
+);
+const deleteMinutesBefore = prepared((db, accountSid: string, minute: string) =>
+  db.deleteFrom('verification_send_minutes').where('account_sid', '=', accountSid).where('minute', '<', minute),
+);
+const selectMinutesFrom = prepared((db, accountSid: string, minute: string) =>
+  db
+    .selectFrom('verification_send_minutes')
+    .select((eb) => eb.fn.sum<number>('sends').as('sends'))
+    .where('account_sid', '=', accountSid)
+    .where('minute', '>=', minute),
+);
 const selectNumberWindow = prepared((db, accountSid: string, since: string, to: string) =>
   windowOf(db, accountSid, since).where('to_number', '=', to),
 );
@@ -114,8 +137,14 @@ interface NewSend {
   date_sent: string;
 }
 
-export async function recordSend(db: Conn, row: NewSend) {
+/**
+ * Records a send, and counts it in its account's minute (sendsAtMostSince). A minute's first send forgets the
+ * account's minutes before `forgetBefore`, which no window reads any more.
+ */
+export async function recordSend(db: Conn, row: NewSend, forgetBefore: string) {
   await insertSend.run(db, row);
+  const minute = await bumpMinute.first(db, row.account_sid, minuteOf(row.date_sent));
+  if (Number(minute!.sends) === 1) await deleteMinutesBefore.run(db, row.account_sid, minuteOf(forgetBefore));
 }
 
 /** The verification of the latest voice send to `to` at or before `at` (what a verification call speaks). */
@@ -146,6 +175,16 @@ export async function sendsSince(db: Conn, accountSid: string, since: string, to
     ? await selectNumberWindow.first(db, accountSid, since, to)
     : await selectAccountWindow.first(db, accountSid, since);
   return { count: Number(row!.count), oldest: row!.oldest ?? null };
+}
+
+/**
+ * At least the account's sends since `since` (sendsSince's count), from its counts per minute: the sends of the
+ * minute `since` falls in and of every minute after it. A few rows, where the exact count walks every send.
+ */
+export async function sendsAtMostSince(db: Conn, accountSid: string, since: string): Promise<number> {
+  const row = await selectMinutesFrom.first(db, accountSid, minuteOf(since));
+  // PostgreSQL answers a sum as a string, and both engines answer null for no rows.
+  return Number(row?.sends ?? 0);
 }
 
 /** Moves a pending verification to `set.status`; returns the updated row, or undefined when it was not pending. */
