@@ -29,7 +29,7 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
+const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row), { deferred: true });
 const deleteJob = prepared((db, id: number, workerId: string) =>
   db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId),
 );

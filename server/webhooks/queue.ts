@@ -43,6 +43,7 @@ const insertWaitingEvent = prepared((db, row: Insertable<WebhookEventRow>) =>
       where e.resource_sid = ${row.resource_sid} and e.status = 'pending' order by e.seq limit 1 for share)
       then 1 else 0 end`,
   } as Insertable<WebhookEventRow>),
+  { deferred: true },
 );
 
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */
