@@ -1,4 +1,5 @@
-// PostgreSQL: the hot statements as named prepared statements. node-postgres sends a query unnamed unless told a
+// PostgreSQL: the hot statements as named prepared statements, and a transaction's statements in fewer writes to the
+// socket (below, "fewer writes"). node-postgres sends a query unnamed unless told a
 // name, and PostgreSQL then parses and plans it anew on every run; a named one is parsed once per connection, and
 // after five runs may keep a generic plan. Only statements marked here are named, each text once (a name is never
 // reused for another text), at most MAX_NAMED of them, so that a connection keeps a bounded set.
@@ -22,7 +23,7 @@ export function nameStatement(sql: string): void {
  * added to a table it reads with `*`) since it was parsed: its SQLSTATE (feature_not_supported). */
 const CHANGED_RESULT = '0A000';
 
-// PostgreSQL: fewer writes to the database's socket. Each statement is one write (node-postgres corks its messages),
+// Fewer writes to the database's socket. Each statement is one write (node-postgres corks its messages),
 // and on loopback a write costs the main thread more than the driver's parsing (the socket's writes were a quarter
 // of the main thread through the pipeline). The connections run in node-postgres's pipeline mode (several queries
 // on the wire at once, each with its own Sync, so each answers or fails on its own), and inside a transaction:
@@ -92,7 +93,7 @@ export function useNamedStatements(client: pg.PoolClient): void {
   };
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text !== 'string' || (values !== undefined && !Array.isArray(values)) || callback !== undefined) {
-      if (inTransaction) throw new Error('a query other than Kysely\u2019s inside a transaction of the store');
+      if (inTransaction) throw new Error('a query not sent by Kysely inside a transaction of the store');
       return query(text, values, callback);
     }
     const list = values as unknown[] | undefined;

@@ -70,7 +70,7 @@ export interface Prepared<A extends unknown[], R> {
 /** The longest list argument a named shape may hold (the statuses a transition may follow, say). */
 const NAMED_LIST_LENGTH = 8;
 
-export interface PreparedOptions {
+interface PreparedOptions {
   /**
    * PostgreSQL: a write whose result nobody reads (`run`'s count is 1 inside a transaction), sent with the
    * transaction's next statement rather than alone (see named-statements.ts, deferStatement).
