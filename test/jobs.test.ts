@@ -333,6 +333,36 @@ describe.each(ENGINES)('durable jobs (%s)', (engine) => {
     expect(seen).toEqual([2]);
   });
 
+  it.each(['finishes', 'carries on'])(
+    'commits nothing of a step whose job %s after another worker took it (its lease lost)',
+    async (outcome) => {
+      const db = await setup();
+      const store = await db.open();
+      await store.transaction((tx) => enqueueJob(tx, kind('step'), {}));
+      let ended: unknown;
+      worker(store, {
+        step: async (job, ctx) => {
+          await ctx.store
+            .transaction(async (tx) => {
+              await enqueueJob(tx, kind('effect'), {}, { runAt: new Date(Date.now() + HOUR) });
+              // Another worker took the job for dead meanwhile.
+              await tx.db.updateTable('jobs').set({ locked_by: 'w-other' }).where('id', '=', job.id).execute();
+              if (outcome === 'finishes') await ctx.finishIn(tx);
+              else await ctx.continueIn(tx, kind('step'), {}, new Date(Date.now() + HOUR));
+            })
+            .catch((err: unknown) => {
+              ended = err;
+              throw err;
+            });
+        },
+      });
+      await waitUntil(async () => ended !== undefined);
+      expect(String((ended as Error).message)).toMatch(/lease lost/);
+      const kinds = await store.db.selectFrom('jobs').select('kind').execute();
+      expect(kinds.map((j) => j.kind)).toEqual(['step']);
+    },
+  );
+
   it('enqueues a job of a kind once, however often asked', async () => {
     const db = await setup();
     const store = await db.open();

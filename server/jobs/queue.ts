@@ -29,12 +29,33 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row));
+const insertJob = prepared((db, row: Insertable<JobRow>) => db.insertInto('jobs').values(row), { deferred: true });
 const deleteJob = prepared((db, id: number, workerId: string) =>
   db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId),
 );
 const updateHeldJob = prepared((db, id: number, workerId: string, change: Updateable<JobRow>) =>
   db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId),
+);
+
+// PostgreSQL: a held job's delete and update that check its lease themselves (job_held, 029: they raise when they
+// changed no row), so that they go to the database with the transaction's commit instead of alone.
+const deleteHeldAsserting = prepared(
+  (db, id: number, workerId: string) =>
+    db
+      .with('done', (db) =>
+        db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId).returning('id'),
+      )
+      .selectNoFrom(sql<number>`job_held((select count(*) from done), ${id})`.as('held')),
+  { deferred: true },
+);
+const updateHeldAsserting = prepared(
+  (db, id: number, workerId: string, change: Updateable<JobRow>) =>
+    db
+      .with('changed', (db) =>
+        db.updateTable('jobs').set(change).where('id', '=', id).where('locked_by', '=', workerId).returning('id'),
+      )
+      .selectNoFrom(sql<number>`job_held((select count(*) from changed), ${id})`.as('held')),
+  { deferred: true },
 );
 
 export async function enqueueJob<P>(
@@ -155,6 +176,16 @@ export async function finishJob(db: Db | Tx['db'], job: Job, workerId: string): 
   return (await deleteJob.run(db, job.id, workerId)) === 1;
 }
 
+/**
+ * `finishJob` inside the transaction of the job's effects. On PostgreSQL the lease is checked by the statement,
+ * sent with the commit: a lost lease fails the commit (`job N lease lost`) rather than this call.
+ */
+export async function finishJobIn(tx: Tx, dialect: Dialect, job: Job, workerId: string): Promise<boolean> {
+  if (dialect !== 'postgres') return finishJob(tx.db, job, workerId);
+  await deleteHeldAsserting.run(tx.db, job.id, workerId);
+  return true;
+}
+
 /** Extends the lease of a job this worker holds to `leaseMs` from now. False when the lease was lost. */
 export async function holdJob(db: Db | Tx['db'], job: Job, workerId: string, leaseMs: number): Promise<boolean> {
   return (await updateHeldJob.run(db, job.id, workerId, { locked_until: leaseUntil(leaseMs) })) === 1;
@@ -164,7 +195,7 @@ export async function holdJob(db: Db | Tx['db'], job: Job, workerId: string, lea
  * Keeps the job for its next step: a new payload and run time (and kind, when given), a fresh attempt count. False
  * when the lease was lost.
  */
-export async function continueJob(
+async function continueJob(
   db: Db | Tx['db'],
   job: Job,
   workerId: string,
@@ -172,7 +203,26 @@ export async function continueJob(
   runAt: Date,
   kind?: string,
 ): Promise<boolean> {
-  const change = {
+  return (await updateHeldJob.run(db, job.id, workerId, continued(payload, runAt, kind))) === 1;
+}
+
+/** `continueJob` inside the transaction of the job's step: on PostgreSQL, as `finishJobIn` does. */
+export async function continueJobIn(
+  tx: Tx,
+  dialect: Dialect,
+  job: Job,
+  workerId: string,
+  payload: unknown,
+  runAt: Date,
+  kind?: string,
+): Promise<boolean> {
+  if (dialect !== 'postgres') return continueJob(tx.db, job, workerId, payload, runAt, kind);
+  await updateHeldAsserting.run(tx.db, job.id, workerId, continued(payload, runAt, kind));
+  return true;
+}
+
+function continued(payload: unknown, runAt: Date, kind?: string): Updateable<JobRow> {
+  return {
     kind,
     payload: JSON.stringify(payload),
     run_at: runAt.toISOString(),
@@ -182,7 +232,6 @@ export async function continueJob(
     locked_until: null,
     last_error: null,
   };
-  return (await updateHeldJob.run(db, job.id, workerId, change)) === 1;
 }
 
 /** Schedules another attempt at `runAt`, or marks the job dead once it has used every attempt. */

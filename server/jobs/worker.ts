@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
-import { claimJobs, continueJob, finishJob, holdJob, releaseJobs, retryJob, type Job } from './queue.js';
+import { claimJobs, continueJobIn, finishJob, finishJobIn, holdJob, releaseJobs, retryJob, type Job } from './queue.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
 import { dateIn } from '../clock.js';
@@ -121,11 +121,12 @@ export class JobWorker {
       store: this.store,
       finishIn: async (tx) => {
         finished = true;
-        if (!(await finishJob(tx.db, job, this.workerId))) throw new Error(`job ${job.id} lease lost`);
+        if (!(await finishJobIn(tx, this.store.dialect, job, this.workerId)))
+          throw new Error(`job ${job.id} lease lost`);
       },
       continueIn: async (tx, type, payload, runAt) => {
         finished = true;
-        if (!(await continueJob(tx.db, job, this.workerId, payload, runAt, type.kind)))
+        if (!(await continueJobIn(tx, this.store.dialect, job, this.workerId, payload, runAt, type.kind)))
           throw new Error(`job ${job.id} lease lost`);
         if (runAt.getTime() <= tx.clock.now()) tx.afterCommit(() => tx.signals.emit('jobs' satisfies QueueSignal));
       },

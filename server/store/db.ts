@@ -321,6 +321,9 @@ async function openPostgres(
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // Several queries on the wire at once: a transaction's `begin` and deferred writes go in one write with its next
+    // statement (named-statements.ts).
+    pipeline: true,
     ...(options.length ? { options: options.join(' ') } : {}),
     // Counts and bigserial ids fit in a JS number.
     types: {

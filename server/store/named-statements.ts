@@ -1,4 +1,5 @@
-// PostgreSQL: the hot statements as named prepared statements. node-postgres sends a query unnamed unless told a
+// PostgreSQL: the hot statements as named prepared statements, and a transaction's statements in fewer writes to the
+// socket (below, "fewer writes"). node-postgres sends a query unnamed unless told a
 // name, and PostgreSQL then parses and plans it anew on every run; a named one is parsed once per connection, and
 // after five runs may keep a generic plan. Only statements marked here are named, each text once (a name is never
 // reused for another text), at most MAX_NAMED of them, so that a connection keeps a bounded set.
@@ -22,24 +23,100 @@ export function nameStatement(sql: string): void {
  * added to a table it reads with `*`) since it was parsed: its SQLSTATE (feature_not_supported). */
 const CHANGED_RESULT = '0A000';
 
+// Fewer writes to the database's socket. Each statement is one write (node-postgres corks its messages),
+// and on loopback a write costs the main thread more than the driver's parsing (the socket's writes were a quarter
+// of the main thread through the pipeline). The connections run in node-postgres's pipeline mode (several queries
+// on the wire at once, each with its own Sync, so each answers or fails on its own), and inside a transaction:
+// - its `begin` is not sent alone but in one write with the transaction's first statement (or not at all, for a
+//   transaction that sends nothing);
+// - a statement marked by `deferStatement` (a write whose result nobody reads: a webhook event's insert) is held and
+//   sent in one write with the transaction's next statement, its `commit` at the latest, in the order written. Its
+//   error fails that next statement (the transaction is aborted then either way), and a `commit` that carried a
+//   failed write fails too: the transaction rolls back, as when the write failed alone.
+const deferred = new Set<string>();
+
+/** Sends this SQL text, run inside a transaction, with the transaction's next statement (it answers no rows and
+ * its caller reads no count: it is answered as one row written at once). */
+export function deferStatement(sql: string): void {
+  deferred.add(sql);
+}
+
+interface Sent {
+  command: string;
+  rowCount: number | null;
+  rows: unknown[];
+}
+
+const answered = (command: string, rowCount: number | null): Promise<Sent> =>
+  Promise.resolve({ command, rowCount, rows: [] });
+
 /**
- * Makes a connection of the pool send the statements marked by `nameStatement` by their names. A name whose
- * statement went stale on this connection (a migration of another instance added a column to a table it reads with
- * `*`) is sent unnamed from then on, and the run that found it is tried once more unnamed (that retry fails too
- * inside a transaction, which the error ended: the transaction's own caller sees the first error).
+ * Makes a connection of the pool send the statements marked by `nameStatement` by their names, and batch a
+ * transaction's `begin` and deferred writes (above). A name whose statement went stale on this connection (a
+ * migration of another instance added a column to a table it reads with `*`) is sent unnamed from then on, and the
+ * run that found it is tried once more unnamed (that retry fails too inside a transaction, which the error ended:
+ * the transaction's own caller sees the first error).
  */
 export function useNamedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
   const stale = new Set<string>();
-  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof text === 'string' && Array.isArray(values) ? names.get(text) : undefined;
-    if (!name || stale.has(name) || callback !== undefined) return query(text, values, callback);
-    return (query({ name, text, values }) as Promise<unknown>).catch((err: { code?: string }) => {
+  const send = (text: string, values: unknown[] | undefined): Promise<Sent> => {
+    const name = values ? names.get(text) : undefined;
+    if (!name || stale.has(name)) return query(text, values) as Promise<Sent>;
+    return (query({ name, text, values }) as Promise<Sent>).catch((err: { code?: string }) => {
       if (err?.code !== CHANGED_RESULT) throw err;
       stale.add(name);
-      return (query(text, values) as Promise<unknown>).catch(() => {
+      return (query(text, values) as Promise<Sent>).catch(() => {
         throw err;
       });
     });
+  };
+  let inTransaction = false;
+  let beginHeld = false;
+  let held: { text: string; values: unknown[] }[] = [];
+  /** Sends what is held, then this statement, in one write: its answer, or the first error among them. */
+  const sendWithHeld = (text: string, values: unknown[] | undefined): Promise<Sent> => {
+    if (!beginHeld && !held.length) return send(text, values);
+    const sent: Promise<Sent>[] = [];
+    stream.cork();
+    try {
+      if (beginHeld) sent.push(send('begin', undefined));
+      for (const write of held) sent.push(send(write.text, write.values));
+      sent.push(send(text, values));
+    } finally {
+      beginHeld = false;
+      held = [];
+      stream.uncork();
+    }
+    return Promise.all(sent).then((answers) => answers[answers.length - 1]);
+  };
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text !== 'string' || (values !== undefined && !Array.isArray(values)) || callback !== undefined) {
+      if (inTransaction) throw new Error('a query not sent by Kysely inside a transaction of the store');
+      return query(text, values, callback);
+    }
+    const list = values as unknown[] | undefined;
+    if (text === 'begin' && !list?.length) {
+      inTransaction = true;
+      beginHeld = true;
+      return answered('BEGIN', null);
+    }
+    if (!inTransaction) return send(text, list);
+    if ((text === 'commit' || text === 'rollback') && !list?.length) {
+      inTransaction = false;
+      if (text === 'rollback') held = [];
+      // Nothing was sent: nothing to end.
+      if (beginHeld && !held.length) {
+        beginHeld = false;
+        return answered(text.toUpperCase(), null);
+      }
+      return sendWithHeld(text, undefined);
+    }
+    if (deferred.has(text)) {
+      held.push({ text, values: list ?? [] });
+      return answered('INSERT', 1);
+    }
+    return sendWithHeld(text, list);
   };
 }

@@ -36,13 +36,15 @@ const releaseHeld = prepared((db, id: string, workerId: string, change: Updateab
 // end of the transaction: an attempt ending on it at this moment (whose next statement makes the oldest pending event
 // due) runs after this commit, or this insert after it. Locking every pending event of the resource, in no order,
 // deadlocked against such a release, which holds the first and then updates the next.
-const insertWaitingEvent = prepared((db, row: Insertable<WebhookEventRow>) =>
-  db.insertInto('webhook_events').values({
-    ...row,
-    waiting: sql<number>`case when exists (select 1 from webhook_events e
+const insertWaitingEvent = prepared(
+  (db, row: Insertable<WebhookEventRow>) =>
+    db.insertInto('webhook_events').values({
+      ...row,
+      waiting: sql<number>`case when exists (select 1 from webhook_events e
       where e.resource_sid = ${row.resource_sid} and e.status = 'pending' order by e.seq limit 1 for share)
       then 1 else 0 end`,
-  } as Insertable<WebhookEventRow>),
+    } as Insertable<WebhookEventRow>),
+  { deferred: true },
 );
 
 /** Records an event inside the caller's transaction, due at once (from its creation) and held by no one. */

@@ -19,6 +19,7 @@ describe.runIf(ENGINES.includes('postgres'))('functions of the schema (postgres)
       where n.nspname = current_schema() order by p.proname`.execute(store.db);
     expect(rows.map((r) => r.name)).toEqual([
       'carrier_send_slot_take',
+      'job_held',
       'message_queue_admit',
       'message_queue_count',
       'number_holdings_bump',

@@ -29,6 +29,7 @@ import * as numberHoldingsVersion from './025_number_holdings_version.js';
 import * as numberPoolVersions from './026_number_pool_versions.js';
 import * as functionSearchPaths from './027_function_search_paths.js';
 import * as pipelineOnPostgres from './028_pipeline_on_postgres.js';
+import * as jobHeld from './029_job_held.js';
 import * as verificationSendMinutes from './030_verification_send_minutes.js';
 
 /** What a migration may need beyond the database. */
@@ -68,6 +69,7 @@ const MIGRATIONS: [string, Up][] = [
   ['026_number_pool_versions', numberPoolVersions.up],
   ['027_function_search_paths', functionSearchPaths.up],
   ['028_pipeline_on_postgres', pipelineOnPostgres.up],
+  ['029_job_held', jobHeld.up],
   ['030_verification_send_minutes', verificationSendMinutes.up],
 ];
 

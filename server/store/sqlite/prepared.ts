@@ -12,7 +12,7 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, QueryResult, Transaction } from 'kysely';
 import type { Db, Dialect } from '../db.js';
 import type { Database } from '../schema.js';
-import { nameStatement } from '../named-statements.js';
+import { deferStatement, nameStatement } from '../named-statements.js';
 
 type Conn = Db | Transaction<Database>;
 
@@ -70,7 +70,18 @@ export interface Prepared<A extends unknown[], R> {
 /** The longest list argument a named shape may hold (the statuses a transition may follow, say). */
 const NAMED_LIST_LENGTH = 8;
 
-export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): Prepared<A, R> {
+interface PreparedOptions {
+  /**
+   * PostgreSQL: a write whose result nobody reads (`run`'s count is 1 inside a transaction), sent with the
+   * transaction's next statement rather than alone (see named-statements.ts, deferStatement).
+   */
+  deferred?: boolean;
+}
+
+export function prepared<A extends unknown[], R>(
+  build: (db: Db, ...args: A) => Compilable<R>,
+  options: PreparedOptions = {},
+): Prepared<A, R> {
   const cache = new Map<string, Compiled>();
 
   function compiled(conn: Conn, args: A): Compiled {
@@ -85,6 +96,7 @@ export function prepared<A extends unknown[], R>(build: (db: Db, ...args: A) => 
       if (dialect === 'postgres' && !args.some((arg) => Array.isArray(arg) && arg.length > NAMED_LIST_LENGTH)) {
         nameStatement(entry.query.sql);
       }
+      if (dialect === 'postgres' && options.deferred) deferStatement(entry.query.sql);
       cache.set(key, entry);
     }
     return entry;
