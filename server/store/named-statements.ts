@@ -32,7 +32,10 @@ const CHANGED_RESULT = '0A000';
 // - a statement marked by `deferStatement` (a write whose result nobody reads: a webhook event's insert) is held and
 //   sent in one write with the transaction's next statement, its `commit` at the latest, in the order written. Its
 //   error fails that next statement (the transaction is aborted then either way), and a `commit` that carried a
-//   failed write fails too: the transaction rolls back, as when the write failed alone.
+//   failed write fails too: the transaction rolls back, as when the write failed alone. A statement sent with a
+//   failed write fails with that write's error (the cause), and a `commit` PostgreSQL answers `ROLLBACK` (a caller
+//   caught such an error and went on) is an error, never a success. A `rollback to` a savepoint drops the writes
+//   held since (they came after the savepoint, which was sent) without sending them.
 const deferred = new Set<string>();
 
 /** Sends this SQL text, run inside a transaction, with the transaction's next statement (it answers no rows and
@@ -89,7 +92,19 @@ export function useNamedStatements(client: pg.PoolClient): void {
       held = [];
       stream.uncork();
     }
-    return Promise.all(sent).then((answers) => answers[answers.length - 1]);
+    // Each answers or fails on its own: the first failure in the order sent is the cause (a later statement of an
+    // aborted transaction only answers that it was aborted, and may settle first).
+    return Promise.allSettled(sent).then((results) => {
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      return (results[results.length - 1] as PromiseFulfilledResult<Sent>).value;
+    });
+  };
+  /** A commit PostgreSQL answered `ROLLBACK`: the transaction had failed (a deferred write's error, caught by a
+   * caller as its own statement's), and nothing of it was written. */
+  const committed = (answer: Sent): Sent => {
+    if (answer.command === 'ROLLBACK') throw new Error('the transaction was rolled back: one of its statements failed');
+    return answer;
   };
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text !== 'string' || (values !== undefined && !Array.isArray(values)) || callback !== undefined) {
@@ -111,8 +126,11 @@ export function useNamedStatements(client: pg.PoolClient): void {
         beginHeld = false;
         return answered(text.toUpperCase(), null);
       }
-      return sendWithHeld(text, undefined);
+      const ended = sendWithHeld(text, undefined);
+      return text === 'commit' ? ended.then(committed) : ended;
     }
+    // Writes held since the savepoint was set are undone by its rollback: they are not sent.
+    if (/^rollback to /i.test(text)) held = [];
     if (deferred.has(text)) {
       held.push({ text, values: list ?? [] });
       return answered('INSERT', 1);

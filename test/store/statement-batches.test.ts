@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deferStatement } from '../../server/store/named-statements.js';
+import { deferStatement, nameStatement } from '../../server/store/named-statements.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 
@@ -85,5 +85,63 @@ describe.runIf(ENGINES.includes('postgres'))('statement batches (postgres)', () 
     await store.transaction((tx) => sql`insert into batches_v (a) values (2)`.execute(tx.db));
     const again = await sql<{ n: number }>`select count(*)::integer as n from batches_v`.execute(store.db);
     expect(again.rows[0].n).toBe(1);
+  });
+
+  it("fails the statement sent with a failed deferred write with that write's error, not the abort it caused", async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    await sql`create table batches_w (a integer primary key)`.execute(store.db);
+    await sql`insert into batches_w (a) values (1)`.execute(store.db);
+    const insert = 'insert into batches_w (a) values ($1) /* statement-batches test, cause */';
+    // Named, as the store's deferred writes are: its answer then settles a step after the unnamed read's.
+    nameStatement(insert);
+    deferStatement(insert);
+    // Five times: which of the two answers settles first is a matter of timing.
+    for (let i = 0; i < 5; i++) {
+      const run = store.transaction(async (tx) => {
+        await tx.db.executeQuery(CompiledQuery.raw(insert, [1]));
+        await sql`select count(*) from batches_w`.execute(tx.db);
+      });
+      await expect(run).rejects.toMatchObject({ code: '23505' });
+    }
+  });
+
+  it('does not send writes held since a savepoint that is rolled back to: the transaction commits the rest', async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    await sql`create table batches_x (a integer primary key)`.execute(store.db);
+    await sql`insert into batches_x (a) values (1)`.execute(store.db);
+    const insert = 'insert into batches_x (a) values ($1) /* statement-batches test, savepoint */';
+    deferStatement(insert);
+    await store.transaction(async (tx) => {
+      await sql`insert into batches_x (a) values (2)`.execute(tx.db);
+      await sql`savepoint s`.execute(tx.db);
+      // Would fail (a duplicate key) if it were sent; the handler throws before its next statement.
+      await tx.db.executeQuery(CompiledQuery.raw(insert, [1]));
+      await sql`rollback to savepoint s`.execute(tx.db);
+      await sql`release savepoint s`.execute(tx.db);
+    });
+    const { rows } = await sql<{ a: number }>`select a from batches_x order by a`.execute(store.db);
+    expect(rows).toEqual([{ a: 1 }, { a: 2 }]);
+  });
+
+  it('fails the commit of a transaction whose deferred write failed, even when its caller caught the error', async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    await sql`create table batches_y (a integer primary key)`.execute(store.db);
+    await sql`insert into batches_y (a) values (1)`.execute(store.db);
+    const insert = 'insert into batches_y (a) values ($1) /* statement-batches test, caught */';
+    deferStatement(insert);
+    const run = store.transaction(async (tx) => {
+      await sql`insert into batches_y (a) values (2)`.execute(tx.db);
+      await tx.db.executeQuery(CompiledQuery.raw(insert, [1]));
+      await sql`select 1`.execute(tx.db).catch(() => undefined);
+    });
+    await expect(run).rejects.toThrow('the transaction was rolled back');
+    const { rows } = await sql<{ a: number }>`select a from batches_y order by a`.execute(store.db);
+    expect(rows).toEqual([{ a: 1 }]);
   });
 });

@@ -6,7 +6,7 @@ import { sendsAtMostSince, sendsSince } from '../../server/verify/store.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
 
-const BEFORE_030 = '028_pipeline_on_postgres';
+const BEFORE_030 = '029_job_held';
 
 async function recordOldSend(store: Store, accountSid: string, to: string, dateSent: string): Promise<void> {
   await store.db
