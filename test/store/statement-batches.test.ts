@@ -33,7 +33,7 @@ describe.runIf(ENGINES.includes('postgres'))('statement batches (postgres)', () 
   let dispose: () => Promise<void> = () => Promise.resolve();
   afterEach(() => dispose());
 
-  it('sends begin with the first statement and a deferred insert with the next: 3 writes for 5 statements', async () => {
+  it('sends begin with the first statement and a deferred insert with the next: 3 writes, 5 statements', async () => {
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
@@ -87,7 +87,7 @@ describe.runIf(ENGINES.includes('postgres'))('statement batches (postgres)', () 
     expect(again.rows[0].n).toBe(1);
   });
 
-  it("fails the statement sent with a failed deferred write with that write's error, not the abort it caused", async () => {
+  it("fails a statement sent with a failed deferred write with that write's error, not the abort", async () => {
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
@@ -107,7 +107,7 @@ describe.runIf(ENGINES.includes('postgres'))('statement batches (postgres)', () 
     }
   });
 
-  it('does not send writes held since a savepoint that is rolled back to: the transaction commits the rest', async () => {
+  it('drops the writes held since a savepoint rolled back to: the transaction commits the rest', async () => {
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
@@ -127,7 +127,7 @@ describe.runIf(ENGINES.includes('postgres'))('statement batches (postgres)', () 
     expect(rows).toEqual([{ a: 1 }, { a: 2 }]);
   });
 
-  it('fails the commit of a transaction whose deferred write failed, even when its caller caught the error', async () => {
+  it('fails the commit of a transaction whose deferred write failed, even if its caller caught it', async () => {
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
