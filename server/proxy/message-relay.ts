@@ -67,8 +67,7 @@ class MessageRelay {
     const now = nowIso(tx.clock);
     // Before the send, and conditional on the session not having ended: on PostgreSQL its row lock orders this relay
     // with a concurrent end, so nothing is relayed for a session that ended first.
-    const touched = await touchSession(tx.db, session, now);
-    if (!touched) return false;
+    if (!(await touchSession(tx.db, session, now))) return false;
     const outboundSid = await this.send(tx, inbound, to);
     const interaction: ProxyInteractionRow = {
       sid: newSid('proxyInteraction', tx.clock.now()),
@@ -87,7 +86,7 @@ class MessageRelay {
       date_updated: now,
     };
     await insertInteraction(tx.db, interaction);
-    await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
+    await interactionEvent(this.webhooks, tx, session, interaction, 'created');
     return true;
   }
 
