@@ -4,11 +4,18 @@ import type { Db, Dialect, Tx } from '../store/db.js';
 import type { SandboxOtpDeliveryRow } from '../store/schema.js';
 import { prepared } from '../store/sqlite/prepared.js';
 
-const addSlotRow = prepared((db, from: string) =>
+// SQLite: the slot taken now when the sender's row is free by then (or new), in one statement; no change when it is
+// not. Without `returning`, which costs SQLite more than its count of changes.
+const takeSlotNow = prepared((db, from: string, now: string, nextAt: string) =>
   db
     .insertInto('carrier_send_slots')
-    .values({ from_number: from, next_at: '' })
-    .onConflict((oc) => oc.column('from_number').doNothing()),
+    .values({ from_number: from, next_at: nextAt })
+    .onConflict((oc) =>
+      oc
+        .column('from_number')
+        .doUpdateSet({ next_at: (eb) => eb.ref('excluded.next_at') })
+        .where('carrier_send_slots.next_at', '<=', now),
+    ),
 );
 const slotOf = prepared((db, from: string) =>
   db.selectFrom('carrier_send_slots').select('next_at').where('from_number', '=', from),
@@ -31,18 +38,23 @@ const moveSlot = prepared((db, from: string, nextAt: string) =>
  */
 export async function takeSendSlot(tx: Tx, dialect: Dialect, from: string, notAfter: Date, intervalMs: number) {
   const now = tx.clock.now();
-  // PostgreSQL: one round trip (migration 028) instead of the three below, which lock the row against concurrent
-  // reservations with `for update`. SQLite has one writer at a time and no round trips.
+  const nowIso = new Date(now).toISOString();
+  // PostgreSQL: one round trip (migration 028) instead of the statements below, which lock the row against
+  // concurrent reservations with `for update`. SQLite has one writer at a time and no round trips.
   if (dialect === 'postgres') {
-    const row = await takeSlot.first(tx.db, from, new Date(now).toISOString(), notAfter.toISOString(), intervalMs);
+    const row = await takeSlot.first(tx.db, from, nowIso, notAfter.toISOString(), intervalMs);
     return row?.slot ? new Date(row.slot) : null;
   }
-  await addSlotRow.run(tx.db, from);
+  if (now > notAfter.getTime()) return null;
+  // Free now (its next moment, an ISO time like `now`, not after it; or no row yet): one statement, the usual case
+  // of a relay. Else the slot's row is read and moved, as a dispatch that has to wait does.
+  const nextAt = (at: number) => new Date(at + intervalMs).toISOString();
+  if ((await takeSlotNow.run(tx.db, from, nowIso, nextAt(now))) > 0) return new Date(now);
   const row = await slotOf.first(tx.db, from);
   if (!row) throw new Error(`no send slot row for ${from}`);
-  const slot = Math.max(now, row.next_at ? Date.parse(row.next_at) : 0);
+  const slot = Date.parse(row.next_at);
   if (slot > notAfter.getTime()) return null;
-  await moveSlot.run(tx.db, from, new Date(slot + intervalMs).toISOString());
+  await moveSlot.run(tx.db, from, nextAt(slot));
   return new Date(slot);
 }
 

@@ -1,6 +1,7 @@
 // Messages: the rules of sending, reading, deleting and receiving. `sendMessage` is the entry point for every
 // feature that sends a message (the API, inbound replies, verification codes), with the tenant explicit.
 import type { Logger } from 'pino';
+import { sql } from 'kysely';
 import type { Carrier } from '../carrier/carrier.js';
 import type { Store, Tx } from '../store/db.js';
 import type { MessageRow } from '../store/schema.js';
@@ -20,6 +21,7 @@ import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-po
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { createdRange } from '../http/instant.js';
+import { prepared } from '../store/sqlite/prepared.js';
 
 const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
 const DEFAULT_VALIDITY_PERIOD = 14400;
@@ -47,7 +49,8 @@ export interface SendOptions {
   originSid?: string;
   /**
    * Refuse with `message_queue_full` when the account's queue is full, as for `outbound-api`, though the direction
-   * is `outbound-reply` (a proxy relay: the caller undoes the insert under a savepoint and records the failure).
+   * is `outbound-reply` (a proxy relay, which records the failure). In the caller's `tx`, a refusal leaves nothing of
+   * the send written, and the caller's transaction goes on.
    */
   refuseWhenQueueFull?: boolean;
   /** An idempotent request's: records the answer in the transaction of the send. */
@@ -131,11 +134,25 @@ export class MessageService {
       return view;
     }
 
+    const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
+    // SQLite runs one transaction at a time: admitted before anything is written, so a refusal leaves nothing to undo.
+    // PostgreSQL admits after the send slot's row lock (see below): a refusal in the caller's transaction is undone
+    // under a savepoint.
+    const admitFirst = refusable && this.store.dialect === 'sqlite';
+    const admit = async (tx: Tx) => {
+      // Exact under concurrent sends (see roomInQueue); a message inserted `sending` is refused as one queued would
+      // be, when the queue is full without it. Replies to inbound messages are not refused (they answer traffic the
+      // account does not control), but count.
+      if (!(await messages.roomInQueue(tx.db, this.store.dialect, accountSid, this.maxQueued))) {
+        throw errors.messageQueueFull(this.maxQueued);
+      }
+    };
     const run = async (tx: Tx) => {
       if (!options.trustedFrom) {
         const number = await incomingNumber(tx.db, input.from);
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
+      if (admitFirst) await admit(tx);
       // A message sent with no dispatch job between reserves its send slot first: when the slot is free now, it is
       // inserted `sending` and handed over at once (one write of its row instead of an insert and an update), and
       // never counts as queued. On PostgreSQL the slot's row lock comes before the insert's count row, as in a
@@ -146,18 +163,13 @@ export class MessageService {
       // what does not need the message row goes before the insert.
       if (!dispatchNow) await enqueueDispatch(tx, row, sendAt);
       await options.recorder?.record(tx, view);
-      // Admitted before the insert, exactly under concurrent sends (see roomInQueue); a message inserted `sending`
-      // is refused as one queued would be, when the queue is full without it. Replies to inbound messages are not
-      // refused (they answer traffic the account does not control), but count.
-      const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
-      if (refusable && !(await messages.roomInQueue(tx.db, this.store.dialect, accountSid, this.maxQueued))) {
-        throw errors.messageQueueFull(this.maxQueued);
-      }
+      if (refusable && !admitFirst) await admit(tx);
       await messages.insertMessage(tx.db, inserted);
       if (reserved) await this.pipeline.dispatchReserved(tx, inserted, reserved.slot);
       return view;
     };
-    return options.tx ? run(options.tx) : this.store.transaction(run);
+    if (!options.tx) return this.store.transaction(run);
+    return options.refuseWhenQueueFull && !admitFirst ? undoneOnThrow(options.tx, run) : run(options.tx);
   }
 
   /**
@@ -305,6 +317,26 @@ export class MessageService {
       });
       this.logger.debug({ inboundSid: context.inboundSid }, 'reply to an inbound message queued');
     }
+  }
+}
+
+// The savepoint around a send that may be refused in its caller's transaction, compiled once (a relay runs it).
+const savepoint = (statement: string) => prepared((db) => ({ compile: () => sql.raw(statement).compile(db) }));
+const SAVEPOINT = savepoint('savepoint send');
+const RELEASE = savepoint('release savepoint send');
+const ROLLBACK = savepoint('rollback to savepoint send');
+
+/** Runs `run` in `tx` under a savepoint: what it wrote is undone when it throws, and the transaction goes on. */
+async function undoneOnThrow<T>(tx: Tx, run: (tx: Tx) => Promise<T>): Promise<T> {
+  await SAVEPOINT.run(tx.db);
+  try {
+    const result = await run(tx);
+    await RELEASE.run(tx.db);
+    return result;
+  } catch (err) {
+    await ROLLBACK.run(tx.db);
+    await RELEASE.run(tx.db);
+    throw err;
   }
 }
 

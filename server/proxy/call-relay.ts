@@ -44,8 +44,7 @@ export class ProxyCallRelay implements LegHooks {
     const { from: caller, session, to: other } = route;
     // First, and only while the session has not ended: on PostgreSQL its row lock orders this call with a concurrent
     // end, so a session that ended first bridges nothing (the call runs voice_url).
-    const touched = await touchSession(tx.db, session, leg.date_created);
-    if (!touched) return leg;
+    if (!(await touchSession(tx.db, session, leg.date_created))) return leg;
     const bridged = session.mode !== 'message-only';
     const interaction: ProxyInteractionRow = {
       sid: sidFor('proxyInteraction', leg.sid),
@@ -64,7 +63,7 @@ export class ProxyCallRelay implements LegHooks {
       date_updated: leg.date_created,
     };
     await insertInteraction(tx.db, interaction);
-    await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
+    await interactionEvent(this.webhooks, tx, session, interaction, 'created');
     return { ...leg, url: null, method: null, twiml: bridged ? dialTo(other) : REJECT };
   }
 
@@ -110,7 +109,7 @@ export class ProxyCallRelay implements LegHooks {
     const updated = await updateInteraction(tx.db, interaction.sid, { ...change, date_updated: at });
     const session = await sessionBySid(tx.db, interaction.session_sid);
     if (!updated || !session) return;
-    const current = ends ? ((await touchSession(tx.db, session, at)) ?? session) : session;
-    await interactionEvent(this.webhooks, tx, current, updated, 'updated');
+    if (ends) await touchSession(tx.db, session, at);
+    await interactionEvent(this.webhooks, tx, session, updated, 'updated');
   }
 }

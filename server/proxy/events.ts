@@ -9,7 +9,7 @@ import { interactionView, sessionView } from './view.js';
 export async function interactionEvent(
   webhooks: WebhookService,
   tx: Tx,
-  session: ProxySessionRow,
+  session: Pick<ProxySessionRow, 'sid' | 'account_sid' | 'callback_url'>,
   interaction: ProxyInteractionRow,
   name: 'created' | 'updated',
 ): Promise<void> {

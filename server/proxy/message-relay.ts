@@ -7,7 +7,6 @@
 // answers nor relays it again (MessageEvents.received), so sessions whose participants are each other's proxy
 // numbers cannot loop. Unlike a reply it is refused when the account's queue is full (it sends to a third party):
 // the interaction is then `failed` with no outbound message, and the inbound message is stored all the same.
-import { sql } from 'kysely';
 import type { Tx } from '../store/db.js';
 import type { MessageRow, ProxyInteractionRow, ProxySessionRow } from '../store/schema.js';
 import type { MessageService } from '../messages/service.js';
@@ -15,7 +14,6 @@ import type { WebhookService } from '../webhooks/service.js';
 import { ApiError } from '../errors.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
-import { prepared } from '../store/sqlite/prepared.js';
 import { interactionEvent } from './events.js';
 import {
   insertInteraction,
@@ -26,12 +24,6 @@ import {
   touchSession,
   updateInteraction,
 } from './store.js';
-
-// The savepoint around a relay's send, its statements compiled once like the others of this path.
-const savepoint = (statement: string) => prepared((db) => ({ compile: () => sql.raw(statement).compile(db) }));
-const SAVEPOINT = savepoint('savepoint relay');
-const RELEASE = savepoint('release savepoint relay');
-const ROLLBACK = savepoint('rollback to savepoint relay');
 
 const RELAYS_MESSAGES: readonly ProxySessionRow['mode'][] = ['message-only', 'voice-and-message'];
 
@@ -67,8 +59,7 @@ class MessageRelay {
     const now = nowIso(tx.clock);
     // Before the send, and conditional on the session not having ended: on PostgreSQL its row lock orders this relay
     // with a concurrent end, so nothing is relayed for a session that ended first.
-    const touched = await touchSession(tx.db, session, now);
-    if (!touched) return false;
+    if (!(await touchSession(tx.db, session, now))) return false;
     const outboundSid = await this.send(tx, inbound, to);
     const interaction: ProxyInteractionRow = {
       sid: newSid('proxyInteraction', tx.clock.now()),
@@ -87,17 +78,15 @@ class MessageRelay {
       date_updated: now,
     };
     await insertInteraction(tx.db, interaction);
-    await interactionEvent(this.webhooks, tx, touched, interaction, 'created');
+    await interactionEvent(this.webhooks, tx, session, interaction, 'created');
     return true;
   }
 
   /**
-   * Sends the relayed message (the messages module's checks, quota, channel, segments and dispatch job); its sid,
-   * or null when the messages module refuses it. Under a savepoint: the quota is counted after the insert, so a
-   * refusal must undo it while the inbound message stays.
+   * Sends the relayed message (the messages module's checks, quota, channel, segments and hand-over); its sid, or
+   * null when the messages module refuses it, which leaves nothing of it written (see refuseWhenQueueFull).
    */
   private async send(tx: Tx, inbound: MessageRow, to: Route['to']): Promise<string | null> {
-    await SAVEPOINT.run(tx.db);
     try {
       const sent = await this.messages.sendMessage(
         inbound.account_sid,
@@ -118,11 +107,8 @@ class MessageRelay {
           dispatchNow: true,
         },
       );
-      await RELEASE.run(tx.db);
       return sent.sid;
     } catch (err) {
-      await ROLLBACK.run(tx.db);
-      await RELEASE.run(tx.db);
       if (err instanceof ApiError) return null;
       throw err;
     }

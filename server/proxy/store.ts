@@ -59,22 +59,17 @@ const touch = prepared((db, sid: string, expiry: string, at: string) =>
     })
     .where('sid', '=', sid)
     .where('date_ended', 'is', null)
-    .where('date_expiry', '>', at)
-    .returningAll(),
+    .where('date_expiry', '>', at),
 );
 
 /**
  * An interaction happened at `at` (ISO): an open session becomes `in-progress`, and its expiry slides to `ttl`
- * seconds after it. Nothing for a session that has ended, or whose expiry is past (it is closing); its new row
- * otherwise.
+ * seconds after it. Nothing for a session that has ended, or whose expiry is past (it is closing): false then. Not
+ * its new row: what the relays tell of the session (sid, account, callback_url) the touch does not change.
  */
-export function touchSession(
-  db: Conn,
-  session: Pick<ProxySessionRow, 'sid' | 'ttl'>,
-  at: string,
-): Promise<ProxySessionRow | undefined> {
+export async function touchSession(db: Conn, session: Pick<ProxySessionRow, 'sid' | 'ttl'>, at: string) {
   const expiry = new Date(Date.parse(at) + Number(session.ttl) * 1000).toISOString();
-  return touch.first(db, session.sid, expiry, at);
+  return (await touch.run(db, session.sid, expiry, at)) > 0;
 }
 
 const selectInteraction = prepared((db, sid: string) =>
@@ -87,11 +82,12 @@ export function interactionBySid(db: Conn, sid: string): Promise<ProxyInteractio
 
 /**
  * A participant of an open session writing or calling their proxy number, with the session and the other side: only
- * the columns the relays use (a hit read the three rows whole, 28 columns made into objects at every relay).
+ * the columns the relays use (a hit read the three rows whole, 28 columns made into objects at every relay), the
+ * session's callback_url included, so the relay's event needs no row of the session back from its touch.
  */
 export interface Route {
   from: Pick<ProxyParticipantRow, 'sid'>;
-  session: Pick<ProxySessionRow, 'sid' | 'account_sid' | 'mode' | 'ttl'>;
+  session: Pick<ProxySessionRow, 'sid' | 'account_sid' | 'mode' | 'ttl' | 'callback_url'>;
   to: Pick<ProxyParticipantRow, 'sid' | 'identifier' | 'proxy_identifier'>;
 }
 
@@ -117,6 +113,7 @@ export const routeQuery = (db: Db, proxyIdentifier: string, identifier: string, 
       's.account_sid',
       's.mode',
       's.ttl',
+      's.callback_url',
       't.sid as to_sid',
       't.identifier as to_identifier',
       't.proxy_identifier as to_proxy_identifier',
@@ -141,7 +138,13 @@ export async function routeOf(
   if (!row) return undefined;
   return {
     from: { sid: row.from_sid },
-    session: { sid: row.session_sid, account_sid: row.account_sid, mode: row.mode, ttl: row.ttl },
+    session: {
+      sid: row.session_sid,
+      account_sid: row.account_sid,
+      mode: row.mode,
+      ttl: row.ttl,
+      callback_url: row.callback_url,
+    },
     to: { sid: row.to_sid, identifier: row.to_identifier, proxy_identifier: row.to_proxy_identifier },
   };
 }

@@ -79,19 +79,20 @@ describe.each(ENGINES)('proxy session expiry (%s)', (engine) => {
       .selectAll()
       .where('sid', '=', session.sid)
       .executeTakeFirstOrThrow();
-    const touched = await touchSession(t.server.services.store.db, row, new Date(clock.now()).toISOString());
+    expect(await touchSession(t.server.services.store.db, row, new Date(clock.now()).toISOString())).toBe(true);
+    const touched = await get(session.sid);
     expect(touched).toMatchObject({ status: 'in-progress' });
     clock.advance(30_000);
     // The job ran at the first date, found the session slid, and moved itself to the new one.
     await waitUntil(
       async () => {
         const { jobs } = await trail(t, session.sid);
-        return jobs.length === 1 && jobs[0].run_at === touched!.date_expiry;
+        return jobs.length === 1 && jobs[0].run_at === touched.date_expiry;
       },
       10_000,
       'the expiry job moved to the slid date',
     );
-    expect(await get(session.sid)).toMatchObject({ status: 'in-progress', date_expiry: touched!.date_expiry });
+    expect(await get(session.sid)).toMatchObject({ status: 'in-progress', date_expiry: touched.date_expiry });
     clock.advance(30_000);
     await waitForClosed(receiver, session.sid);
     expect(await get(session.sid)).toMatchObject({ status: 'closed', closed_reason: 'ttl_expired' });

@@ -297,7 +297,7 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     ]);
   });
 
-  it('fails the interaction with no relayed message when the queue is full, and still stores the inbound', async () => {
+  it('relays nothing and takes no send slot when the queue is full: the interaction fails, inbound kept', async () => {
     const tag = 'queue-full';
     const { account, pool } = await owner(tag);
     const alice = outsider();
@@ -315,6 +315,9 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     const [interaction] = await interactionsOf(account, session.sid);
     expect(interaction).toMatchObject({ status: 'failed', inbound_sid: inbound.sid, outbound_sid: null });
     expect(await sentBy(account, 'outbound-reply')).toEqual([]);
+    // The refusal undid the relay's send whole: the proxy number's pacing was not moved for it.
+    const slots = t.server.services.store.db.selectFrom('carrier_send_slots').selectAll();
+    expect(await slots.where('from_number', '=', pool).execute()).toEqual([]);
     const { data: stored } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: inbound.sid } } });
     expect(stored).toMatchObject({ direction: 'inbound', status: 'received' });
     await receiver.waitFor((r) => r.some(at(tag, 'events')));
