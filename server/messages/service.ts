@@ -152,7 +152,16 @@ export class MessageService {
         const number = await incomingNumber(tx.db, input.from);
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
       }
-      if (admitFirst) await admit(tx);
+      if (!admitFirst) return write(tx);
+      await admit(tx);
+      if (!options.tx) return write(tx);
+      // In the caller's transaction, with no savepoint: what fails from here on has written part of the send, so it
+      // must fail the caller's transaction whole, never read as a refusal (an ApiError) that the caller commits past.
+      return write(tx).catch((err: unknown) => {
+        throw new Error('a send failed after its first write', { cause: err });
+      });
+    };
+    const write = async (tx: Tx) => {
       // A message sent with no dispatch job between reserves its send slot first: when the slot is free now, it is
       // inserted `sending` and handed over at once (one write of its row instead of an insert and an update), and
       // never counts as queued. On PostgreSQL the slot's row lock comes before the insert's count row, as in a
