@@ -45,6 +45,8 @@ const LIMITS = {
 } as const;
 
 const HOUR_MS = 3_600_000;
+/** How long an account's per-minute send counts are kept (migration 030; the cap reads the last hour's). */
+const SEND_MINUTES_KEPT_MS = 24 * HOUR_MS;
 
 type VerifyConfig = Pick<Config, 'verifyMaxSendsPerHour'>;
 
@@ -161,8 +163,9 @@ export class VerificationService implements OtpReports, VerificationCallReports 
         channel: input.channel,
         date_sent: sentAt,
       };
-      // Minutes older than the cap's hour are never read; a second hour's margin covers clocks a little apart.
-      await verifications.recordSend(tx.db, send, new Date(now - 2 * HOUR_MS).toISOString());
+      // Minutes older than the cap's hour are never read; a day's margin covers instances whose clocks disagree (one an
+      // hour ahead must not forget minutes another still counts).
+      await verifications.recordSend(tx.db, send, new Date(now - SEND_MINUTES_KEPT_MS).toISOString());
       const delivery: OtpDelivery = {
         verificationSid: row.sid,
         accountSid,
@@ -201,7 +204,7 @@ export class VerificationService implements OtpReports, VerificationCallReports 
     const cap = this.config.verifyMaxSendsPerHour;
     const hourAgo = new Date(now - HOUR_MS).toISOString();
     // The bound from the account's counts per minute first: only an account near its cap pays the exact count.
-    if ((await verifications.sendsAtMostSince(tx.db, accountSid, hourAgo)) < cap) return;
+    if ((await verifications.sendsBoundSince(tx.db, accountSid, hourAgo)) < cap) return;
     const account = await verifications.sendsSince(tx.db, accountSid, hourAgo);
     if (account.count >= cap) {
       throw errors.verificationSendCapReached(cap, secondsUntil(account.oldest, HOUR_MS, now));

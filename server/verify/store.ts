@@ -138,7 +138,7 @@ interface NewSend {
 }
 
 /**
- * Records a send, and counts it in its account's minute (sendsAtMostSince). A minute's first send forgets the
+ * Records a send, and counts it in its account's minute (sendsBoundSince). A minute's first send forgets the
  * account's minutes before `forgetBefore`, which no window reads any more.
  */
 export async function recordSend(db: Conn, row: NewSend, forgetBefore: string) {
@@ -181,7 +181,7 @@ export async function sendsSince(db: Conn, accountSid: string, since: string, to
  * At least the account's sends since `since` (sendsSince's count), from its counts per minute: the sends of the
  * minute `since` falls in and of every minute after it. A few rows, where the exact count walks every send.
  */
-export async function sendsAtMostSince(db: Conn, accountSid: string, since: string): Promise<number> {
+export async function sendsBoundSince(db: Conn, accountSid: string, since: string): Promise<number> {
   const row = await selectMinutesFrom.first(db, accountSid, minuteOf(since));
   // PostgreSQL answers a sum as a string, and both engines answer null for no rows.
   return Number(row?.sends ?? 0);

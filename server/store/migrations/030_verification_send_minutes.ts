@@ -16,9 +16,12 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addPrimaryKeyConstraint('verification_send_minutes_pk', ['account_sid', 'minute'])
     .$call((table) => (dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table))
     .execute();
-  // The sends made before this version: the counts of the last hour must hold them too.
+  // The sends made before this version: the counts of the last hour must hold them too. Only the last day's (the
+  // margin sends keep, verify/service.ts): older minutes would be read by no cap, and deleted by the first send.
+  const since = new Date(Date.now() - 86_400_000).toISOString();
   await sql`
     insert into verification_send_minutes (account_sid, minute, sends)
-    select account_sid, substr(date_sent, 1, 16), count(*) from verification_sends group by 1, 2
+    select account_sid, substr(date_sent, 1, 16), count(*) from verification_sends where date_sent > ${since}
+    group by 1, 2
   `.execute(db);
 }
