@@ -46,7 +46,7 @@ describe.each(ENGINES)('the per-minute counts of verification sends (%s)', (engi
     expect((await sendsSince(after.db, 'ACcapped', hourAgo)).count).toBe(3);
     expect(await sendsBoundSince(after.db, 'ACcapped', hourAgo)).toBe(3);
     expect(await sendsBoundSince(after.db, 'ACother', hourAgo)).toBe(1);
-    const old = await after.db.selectFrom('verification_send_minutes').where('account_sid', '=', 'ACold').selectAll();
+    const old = after.db.selectFrom('verification_send_minutes').where('account_sid', '=', 'ACold').selectAll();
     expect(await old.execute()).toEqual([]);
   });
 });
