@@ -192,21 +192,9 @@ export async function holdJob(db: Db | Tx['db'], job: Job, workerId: string, lea
 }
 
 /**
- * Keeps the job for its next step: a new payload and run time (and kind, when given), a fresh attempt count. False
- * when the lease was lost.
+ * Keeps the job for its next step, inside the transaction of the job's step: a new payload and run time (and kind,
+ * when given), a fresh attempt count. False when the lease was lost; on PostgreSQL, as `finishJobIn` does.
  */
-async function continueJob(
-  db: Db | Tx['db'],
-  job: Job,
-  workerId: string,
-  payload: unknown,
-  runAt: Date,
-  kind?: string,
-): Promise<boolean> {
-  return (await updateHeldJob.run(db, job.id, workerId, continued(payload, runAt, kind))) === 1;
-}
-
-/** `continueJob` inside the transaction of the job's step: on PostgreSQL, as `finishJobIn` does. */
 export async function continueJobIn(
   tx: Tx,
   dialect: Dialect,
@@ -216,8 +204,9 @@ export async function continueJobIn(
   runAt: Date,
   kind?: string,
 ): Promise<boolean> {
-  if (dialect !== 'postgres') return continueJob(tx.db, job, workerId, payload, runAt, kind);
-  await updateHeldAsserting.run(tx.db, job.id, workerId, continued(payload, runAt, kind));
+  const change = continued(payload, runAt, kind);
+  if (dialect !== 'postgres') return (await updateHeldJob.run(tx.db, job.id, workerId, change)) === 1;
+  await updateHeldAsserting.run(tx.db, job.id, workerId, change);
   return true;
 }
 
