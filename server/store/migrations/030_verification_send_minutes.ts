@@ -5,6 +5,7 @@
 // send is counted in the minute of its own time, so the bound holds whatever order sends are recorded in.
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.js';
+import { isoIn, systemClock } from '../../clock.js';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema
@@ -18,7 +19,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .execute();
   // The sends made before this version: the counts of the last hour must hold them too. Only the last day's (the
   // margin sends keep, verify/service.ts): older minutes would be read by no cap, and deleted by the first send.
-  const since = new Date(Date.now() - 86_400_000).toISOString();
+  const since = isoIn(systemClock, -86_400_000);
   await sql`
     insert into verification_send_minutes (account_sid, minute, sends)
     select account_sid, substr(date_sent, 1, 16), count(*) from verification_sends where date_sent > ${since}
