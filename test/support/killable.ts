@@ -23,7 +23,7 @@ export interface KillableServer {
   readonly process: ChildProcess | null;
   /** Starts the server (`extra` added to its environment) and waits until /readyz answers 200. */
   start(extra?: NodeJS.ProcessEnv): Promise<ChildProcess>;
-  /** SIGKILLs the server's process group (tsx and the server under it) and waits until it has exited. */
+  /** SIGKILLs the server's process group and waits until it has exited. */
   kill(): Promise<void>;
 }
 
