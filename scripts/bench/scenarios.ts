@@ -14,6 +14,8 @@ import { serverCpu } from './shared.js';
 export interface CpuTime {
   main: number;
   all: number;
+  /** Garbage collection's pauses so far (ms). */
+  gcMs: number;
 }
 
 /** How late the server's event loop ran a 10 ms timer (ms), since the last ask: its 99th percentile and its longest. */

@@ -53,15 +53,16 @@ export function serverCpu(
 }
 
 /** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from
- * rest. */
-export async function settled(target: Target, timeoutMs = 180_000): Promise<void> {
+ * rest. Answers its CPU time when it went idle: the reading before the quiet half second, which holds only timers. */
+export async function settled(target: Target, timeoutMs = 180_000): Promise<CpuTime | null> {
   const deadline = Date.now() + timeoutMs;
   let last = await target.cpu();
   while (last && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
     const now = await target.cpu();
     // Under 2% of a core over the half second: idle but for its timers.
-    if (!now || now.all - last.all < 0.01) return;
+    if (!now || now.all - last.all < 0.01) return last;
     last = now;
   }
+  return last;
 }

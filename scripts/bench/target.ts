@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 import express from 'express';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/app.js';
@@ -31,11 +31,18 @@ function mainCpuSeconds(task: string): number {
 // flight at that moment waited out.
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
+// Time spent in garbage collection so far (ms, the pauses V8 reports on the main thread).
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
 process.on('message', (m) => {
   if (m === 'cpu') {
     const main = `/proc/${process.pid}/task/${process.pid}`;
     process.send!({
-      cpu: fs.existsSync(main) ? { main: mainCpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`) } : null,
+      cpu: fs.existsSync(main)
+        ? { main: mainCpuSeconds(main), all: cpuSeconds(`/proc/${process.pid}/stat`), gcMs }
+        : null,
     });
   } else if (m === 'loop') {
     process.send!({ loop: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } });
