@@ -1,7 +1,6 @@
 // Messages: the rules of sending, reading, deleting and receiving. `sendMessage` is the entry point for every
 // feature that sends a message (the API, inbound replies, verification codes), with the tenant explicit.
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
 import type { Carrier } from '../carrier/carrier.js';
 import type { Store, Tx } from '../store/db.js';
 import type { MessageRow } from '../store/schema.js';
@@ -21,7 +20,7 @@ import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-po
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { createdRange } from '../http/instant.js';
-import { prepared } from '../store/sqlite/prepared.js';
+import { Savepoint } from '../store/savepoint.js';
 
 const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
 const DEFAULT_VALIDITY_PERIOD = 14400;
@@ -178,7 +177,7 @@ export class MessageService {
       return view;
     };
     if (!options.tx) return this.store.transaction(run);
-    return options.refuseWhenQueueFull && !admitFirst ? undoneOnThrow(options.tx, run) : run(options.tx);
+    return options.refuseWhenQueueFull && !admitFirst ? SEND_SAVEPOINT.undoneOnThrow(options.tx, run) : run(options.tx);
   }
 
   /**
@@ -329,25 +328,8 @@ export class MessageService {
   }
 }
 
-// The savepoint around a send that may be refused in its caller's transaction, compiled once (a relay runs it).
-const savepoint = (statement: string) => prepared((db) => ({ compile: () => sql.raw(statement).compile(db) }));
-const SAVEPOINT = savepoint('savepoint send');
-const RELEASE = savepoint('release savepoint send');
-const ROLLBACK = savepoint('rollback to savepoint send');
-
-/** Runs `run` in `tx` under a savepoint: what it wrote is undone when it throws, and the transaction goes on. */
-async function undoneOnThrow<T>(tx: Tx, run: (tx: Tx) => Promise<T>): Promise<T> {
-  await SAVEPOINT.run(tx.db);
-  try {
-    const result = await run(tx);
-    await RELEASE.run(tx.db);
-    return result;
-  } catch (err) {
-    await ROLLBACK.run(tx.db);
-    await RELEASE.run(tx.db);
-    throw err;
-  }
-}
+/** The savepoint around a send that may be refused in its caller's transaction (a relay on PostgreSQL). */
+const SEND_SAVEPOINT = new Savepoint('send');
 
 /** A webhook's reply that is not sent, and why (the receiver's mistake, not the server's). */
 class ReplyRefused extends Error {}

@@ -3,12 +3,12 @@
 // with the account's secret, retried with exponential backoff and jitter, and kept in order per resource. Every
 // attempt is recorded.
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { QueueSignal, Store, Tx } from '../store/db.js';
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from '../jobs/claim-loop.js';
 import { isoIn, nowIso } from '../clock.js';
 import { newWebhookId } from './sign.js';
+import { Savepoint } from '../store/savepoint.js';
 import { WebhookSender } from './sender.js';
 import { failedAttempt, type AttemptResult } from './deliver.js';
 import { EndedAttempts } from './ended-attempts.js';
@@ -26,6 +26,9 @@ type DueEvent = ClaimedEvent & Signing;
 
 /** How much of each answer is kept with its attempt, for people reading the deliveries. */
 const EXCERPT_BYTES = 512;
+
+/** A reply handler's writes, undone alone when it fails (compiled once, not at each delivery). */
+const REPLY_SAVEPOINT = new Savepoint('reply');
 
 /** The answer's first bytes as text (a NUL, which PostgreSQL refuses in text, dropped). */
 function excerpt(body: string): string {
@@ -296,13 +299,10 @@ export class WebhookService {
     // Under a savepoint: a handler that fails (a reply refused, or an insert the database rejects, which on
     // PostgreSQL aborts the whole transaction) undoes only its own writes, and the attempt and the release of the
     // event recorded before it still commit, so the event is not delivered again.
-    await sql`savepoint reply`.execute(tx.db);
     try {
-      await fn(tx, { status: result.status ?? 0, body: result.body, contentType: result.contentType }, context);
-      await sql`release savepoint reply`.execute(tx.db);
+      const response = { status: result.status ?? 0, body: result.body, contentType: result.contentType };
+      await REPLY_SAVEPOINT.undoneOnThrow(tx, (tx) => fn(tx, response, context));
     } catch (err) {
-      await sql`rollback to savepoint reply`.execute(tx.db);
-      await sql`release savepoint reply`.execute(tx.db);
       // A bad reply is the receiver's mistake: the delivery itself succeeded and is not repeated.
       const reason = err instanceof Error ? err.message : String(err);
       this.logger.warn({ err, webhookId: id, handler, reason }, 'webhook response refused; the delivery stands');

@@ -1,0 +1,35 @@
+// A savepoint inside a caller's transaction: what a step wrote is undone when it throws, and the transaction goes on
+// (on PostgreSQL a failed statement aborts the whole transaction otherwise). Its three statements are compiled once
+// per name.
+import { sql } from 'kysely';
+import type { Tx } from './db.js';
+import { prepared } from './sqlite/prepared.js';
+
+const statement = (text: string) => prepared((db) => ({ compile: () => sql.raw(text).compile(db) }));
+
+export class Savepoint {
+  private readonly open;
+  private readonly release;
+  private readonly rollback;
+
+  /** `name` is an SQL identifier written by us, never input. */
+  constructor(name: string) {
+    this.open = statement(`savepoint ${name}`);
+    this.release = statement(`release savepoint ${name}`);
+    this.rollback = statement(`rollback to savepoint ${name}`);
+  }
+
+  /** Runs `run` in `tx` under the savepoint: when it throws, its writes are undone and the error is thrown again. */
+  async undoneOnThrow<T>(tx: Tx, run: (tx: Tx) => Promise<T>): Promise<T> {
+    await this.open.run(tx.db);
+    try {
+      const result = await run(tx);
+      await this.release.run(tx.db);
+      return result;
+    } catch (err) {
+      await this.rollback.run(tx.db);
+      await this.release.run(tx.db);
+      throw err;
+    }
+  }
+}
