@@ -118,6 +118,7 @@ async function main(): Promise<void> {
       const cpuMs = cpuBefore && cpuAfter ? ((cpuAfter.all - cpuBefore.all) * 1000) / figures.requests : null;
       return { figures, cpuMs, loop: await bare.target.loopDelay() };
     };
+    const bareGet = () => load({ url: `${bare.target.url}/bare` });
     const first = await barePost();
 
     console.log('| route | req/s | vs bare | p50 ms | p99 ms | non-2xx |');
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
           basePost: first.figures,
           barePostCpuMs: first.cpuMs,
           barePost,
+          bareGet,
           row,
           loopFigures,
         };

@@ -3,8 +3,8 @@
 // plain inbound message.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BenchTools, CpuTime, Figures, LoopDelay, Scenario, Target } from './scenarios.js';
-import { numberPool, settled } from './shared.js';
+import type { BenchTools, CpuTime, LoopDelay, Scenario, Target } from './scenarios.js';
+import { besideBare, numberPool, settled } from './shared.js';
 
 const SESSIONS = Number(process.env.BENCH_PROXY_SESSIONS ?? 10_000);
 const POOL = 100;
@@ -80,22 +80,22 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
       ...options,
     });
   await createSessions({ duration: 3 });
-  // Creation beside the bare POST in rounds, the bare route first in every other one, judged on the rounds pooled:
-  // one bare load before one creation load gave 21-34% within an hour, as the machine's speed moved between them.
-  const creationRounds: { bare: Figures; creation: Figures; loop: LoopDelay }[] = [];
-  for (let round = 0; round < CREATION_ROUNDS; round++) {
-    const bareFirst = round % 2 === 0;
-    await settled(target);
-    const bare0 = bareFirst ? await barePost() : null;
-    await target.loopDelay();
-    const creation = await createSessions({});
-    const loop = await target.loopDelay();
-    const bare = bare0 ?? (await barePost());
-    creationRounds.push({ bare: bare.figures, creation, loop });
-  }
+  // Creation in rounds beside the bare POST, pooled (besideBare): one bare load before one creation load gave 21-34%
+  // within an hour. The server's event loop is read over each creation load; the median round's is printed.
+  const loops: LoopDelay[] = [];
+  const creation = await besideBare(
+    CREATION_ROUNDS,
+    async () => (await barePost()).figures,
+    async () => {
+      await settled(target);
+      await target.loopDelay();
+      const figures = await createSessions({});
+      loops.push(await target.loopDelay());
+      return figures;
+    },
+  );
   if (created < SESSIONS) await createSessions({ amount: SESSIONS - created });
   const { parties, proxyNumbers } = await openSessions(target, SESSIONS);
-  const errors = creationRounds.reduce((n, r) => n + r.creation.errors, 0);
 
   // Plain inbound: a stranger's message to a proxy number (it goes to the number's sms_url). Relay: a participant's
   // message to their proxy number (relayed to the other one; proxy.interaction.created to the callback_url).
@@ -155,23 +155,17 @@ async function proxy(target: Target, { load, barePost, row, loopFigures }: Bench
   const mean = (kind: 'plain' | 'relay', figure: 'full' | 'window' | 'gc') =>
     rounds.reduce((n, r) => n + r[kind][figure], 0) / rounds.length;
   const pooled = mean('relay', 'full') / mean('plain', 'full');
-  const meanRps = (kind: 'bare' | 'creation') =>
-    creationRounds.reduce((n, r) => n + r[kind].rps, 0) / creationRounds.length;
-  const ratio = meanRps('creation') / meanRps('bare');
-  // The row's latencies are those of the round whose ratio is the median.
-  const middle = [...creationRounds].sort((a, b) => a.creation.rps / a.bare.rps - b.creation.rps / b.bare.rps)[
-    Math.floor(creationRounds.length / 2)
-  ];
-  const shares = creationRounds.map((r) => `${((r.creation.rps / r.bare.rps) * 100).toFixed(0)}%`).join(', ');
+  const creationLoop = [...loops].sort((a, b) => a.p99 - b.p99)[Math.floor(loops.length / 2)];
   return [
     row(
       `POST /v1/proxy/sessions (two participants, pool pick under the open-pair index, insert), after a 3 s ` +
         `warm-up, ${CREATION_ROUNDS} rounds pooled beside as many loads of the bare POST (the bare route first in ` +
-        `every other round; ${meanRps('bare').toFixed(0)} req/s; rounds ${shares}); latencies and the server's ` +
-        `event loop (late by ${loopFigures(middle.loop)}) from the median round; ` +
-        `target ${TARGET.createRatio * 100}% of bare ${verdict(ratio >= TARGET.createRatio && errors === 0)}`,
-      { ...middle.creation, rps: meanRps('creation'), errors },
-      { ...middle.bare, rps: meanRps('bare') },
+        `every other round; ${creation.bare.rps.toFixed(0)} req/s; rounds ${creation.shares}); latencies from the ` +
+        `median round; server event loop late by ${loopFigures(creationLoop)} (median of the rounds); ` +
+        `target ${TARGET.createRatio * 100}% of bare ` +
+        `${verdict(creation.ratio >= TARGET.createRatio && creation.route.errors === 0)}`,
+      creation.route,
+      creation.bare,
     ),
     `| relay with ${parties.length} sessions open over a pool of ${pool.length} numbers (${proxyNumbers} in use): ` +
       `main-thread CPU per inbound message, from the load's start until the server is idle again, relayed ` +

@@ -1,5 +1,5 @@
 // What several bench scenarios use: a pool of the account's numbers, CPU time per unit of work, waiting for rest.
-import type { CpuTime, Target } from './scenarios.js';
+import type { CpuTime, Figures, Target } from './scenarios.js';
 
 /**
  * Provisions `count` numbers for the bench account: a sender pool, as a real high-volume sender has (with
@@ -65,4 +65,48 @@ export async function settled(target: Target, timeoutMs = 180_000): Promise<CpuT
     last = now;
   }
   return last;
+}
+
+/** A route's loads beside as many of the bare route's, pooled (see besideBare). */
+export interface Beside {
+  /** The route's mean rate over the bare route's. */
+  ratio: number;
+  /** Each round's share, as printed. */
+  shares: string;
+  /** The route's figures: its mean rate, all its requests and errors, the latencies of the median round. */
+  route: Figures;
+  /** The bare route's mean rate, the latencies of the median round. */
+  bare: Figures;
+}
+
+/**
+ * Loads a route in `rounds` rounds beside as many loads of the bare route (the bare route first in every other round)
+ * and pools them: the shared machine's speed drifts between two loads by more than a target's margin, so one bare load
+ * then one of the route gave ratios a third apart within the hour.
+ */
+export async function besideBare(
+  rounds: number,
+  bare: () => Promise<Figures>,
+  route: () => Promise<Figures>,
+): Promise<Beside> {
+  const pairs: { bare: Figures; route: Figures }[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const bareFirst = round % 2 === 0 ? await bare() : null;
+    const loaded = await route();
+    pairs.push({ bare: bareFirst ?? (await bare()), route: loaded });
+  }
+  const mean = (kind: 'bare' | 'route') => pairs.reduce((n, p) => n + p[kind].rps, 0) / pairs.length;
+  const share = (p: (typeof pairs)[number]) => p.route.rps / p.bare.rps;
+  const middle = [...pairs].sort((a, b) => share(a) - share(b))[Math.floor(pairs.length / 2)];
+  return {
+    ratio: mean('route') / mean('bare'),
+    shares: pairs.map((p) => `${(share(p) * 100).toFixed(0)}%`).join(', '),
+    route: {
+      ...middle.route,
+      rps: mean('route'),
+      requests: pairs.reduce((n, p) => n + p.route.requests, 0),
+      errors: pairs.reduce((n, p) => n + p.route.errors, 0),
+    },
+    bare: { ...middle.bare, rps: mean('bare') },
+  };
 }
