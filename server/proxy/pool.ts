@@ -47,6 +47,9 @@ interface Candidate {
 export interface Pool {
   candidates: Candidate[];
   numbers: Set<string>;
+  /** The countries and NANP area codes of the numbers: a rank that none of them can give is not looked for. */
+  countries: Set<string>;
+  areas: Set<string>;
 }
 
 // Creations read the same pool again and again: each account's is kept at the version of its numbers it was read at
@@ -65,7 +68,12 @@ export async function poolOf(db: Tx['db'], accountSid: string): Promise<Pool> {
   const known = kept.get(accountSid);
   if (known?.version === version) return known.pool;
   const candidates = (await poolNumbers(db, accountSid)).map(candidateOf);
-  const pool = { candidates, numbers: new Set(candidates.map((c) => c.number)) };
+  const pool: Pool = {
+    candidates,
+    numbers: new Set(candidates.map((c) => c.number)),
+    countries: new Set(candidates.map((c) => c.country)),
+    areas: new Set(candidates.flatMap((c) => (c.area === null ? [] : [c.area]))),
+  };
   if (known) numbersKept -= known.pool.candidates.length;
   if (numbersKept + candidates.length > NUMBERS_KEPT) {
     kept.clear();
@@ -89,15 +97,20 @@ function candidateOf(n: PoolNumber): Candidate {
  * serves a share of the sessions, and a participant finds a free number at its first try more often. Lazily, rank
  * by rank: a participant whose first candidate is free costs one pass at most, with no sort.
  */
-function* candidatesFor(usable: Candidate[], identifier: string): Generator<string> {
+function* candidatesFor(pool: Pool, usable: Candidate[], identifier: string): Generator<string> {
   // The participant's country (a libphonenumber parse, the dearest step of a creation) orders nothing when every
   // number is of one country: it ranks them all alike.
-  const oneCountry = usable.every((c) => c.country === usable[0].country);
-  const country = oneCountry ? null : destinationCountry(identifier);
+  const country = pool.countries.size > 1 ? destinationCountry(identifier) : null;
   const area = areaCode(identifier);
   const start = usable.length ? spreadOf(identifier) % usable.length : 0;
   const rank = (c: Candidate) => (c.country === country ? 0 : 2) + (area !== null && c.area === area ? 0 : 1);
+  // A rank is looked for only where a number of the pool could have it: a participant of a country or an area code
+  // the pool lacks (the usual new participant) is served from the first pass, not the fourth.
+  const countryMatch = country !== null && pool.countries.has(country);
+  const areaMatch = area !== null && pool.areas.has(area);
+  const possible = [countryMatch && areaMatch, countryMatch, areaMatch, true];
   for (let r = 0; r <= 3; r++) {
+    if (!possible[r]) continue;
     for (let turn = 0; turn < usable.length; turn++) {
       const c = usable[(start + turn) % usable.length];
       if (rank(c) === r) yield c.number;
@@ -125,7 +138,7 @@ export async function assignProxyNumbers(
   const rows: ProxyParticipantRow[] = [];
   for (const { input, position } of byIdentifier) {
     let taken: ProxyParticipantRow | undefined;
-    for (const proxyIdentifier of candidatesFor(usable, input.identifier)) {
+    for (const proxyIdentifier of candidatesFor(pool, usable, input.identifier)) {
       const row: ProxyParticipantRow = {
         sid: newSid('proxyParticipant', now),
         session_sid: session.sid,
