@@ -130,20 +130,24 @@ describe('the API crowd signal background jobs yield to', () => {
   }
 
   it('is seen from CROWDED_REQUESTS requests in flight at once, and only for the window asked about', async () => {
+    // The signal is the process's: a test file run before this one in the same worker may have crowded it moments
+    // ago, so the windows asked about start with this test.
+    const started = performance.now();
+    const sinceStart = () => performance.now() - started;
     const sockets: net.Socket[] = [];
     try {
       for (let n = 0; n < CROWDED_REQUESTS - 1; n++) sockets.push(await openRequest());
       await new Promise((r) => setTimeout(r, 100));
-      expect(crowdedWithin(60_000)).toBe(false);
+      expect(crowdedWithin(sinceStart())).toBe(false);
 
       sockets.push(await openRequest());
-      await waitUntil(async () => crowdedWithin(60_000), 2000);
+      await waitUntil(async () => crowdedWithin(sinceStart()), 2000);
     } finally {
       for (const socket of sockets) socket.destroy();
     }
     // Seen a moment ago, not longer: a window of 50 ms no longer counts it once 50 ms have passed.
     await new Promise((r) => setTimeout(r, 80));
-    expect(crowdedWithin(60_000)).toBe(true);
+    expect(crowdedWithin(sinceStart())).toBe(true);
     expect(crowdedWithin(50)).toBe(false);
   });
 });
