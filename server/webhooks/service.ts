@@ -299,11 +299,23 @@ export class WebhookService {
     // Under a savepoint: a handler that fails (a reply refused, or an insert the database rejects, which on
     // PostgreSQL aborts the whole transaction) undoes only its own writes, and the attempt and the release of the
     // event recorded before it still commit, so the event is not delivered again.
-    try {
-      const response = { status: result.status ?? 0, body: result.body, contentType: result.contentType };
-      await REPLY_SAVEPOINT.undoneOnThrow(tx, (tx) => fn(tx, response, context));
-    } catch (err) {
+    // Only the handler's own failure is the receiver's: a failure of the savepoint's statements fails the attempt.
+    const response = { status: result.status ?? 0, body: result.body, contentType: result.contentType };
+    let refused: { err: unknown } | undefined;
+    await REPLY_SAVEPOINT.undoneOnThrow(tx, async (tx) => {
+      try {
+        await fn(tx, response, context);
+      } catch (err) {
+        refused = { err };
+        throw err;
+      }
+    }).catch((err: unknown) => {
+      // The handler's error comes back once its writes are undone; any other is the savepoint's own.
+      if (refused?.err !== err) throw err;
+    });
+    if (refused) {
       // A bad reply is the receiver's mistake: the delivery itself succeeded and is not repeated.
+      const { err } = refused;
       const reason = err instanceof Error ? err.message : String(err);
       this.logger.warn({ err, webhookId: id, handler, reason }, 'webhook response refused; the delivery stands');
     }
