@@ -41,7 +41,7 @@ function createApp(services: Services, readiness: Readiness): Express {
   app.set('query parser', 'simple');
   const { metrics } = services;
 
-  app.use(requestContext(logger));
+  app.use(requestContext(app, logger));
   app.use(metrics.middleware);
   // Every operation that needs a key is under /v1 (checked here), so this is the one place keys are checked;
   // the validator's own security check would only repeat it. It comes before any body is read: a caller without a

@@ -1,6 +1,6 @@
 // What the middleware chain adds to every request: its id, a logger bound to it, and the caller's account.
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Account } from '../accounts/service.js';
 
@@ -36,19 +36,29 @@ export function crowdedWithin(ms: number): boolean {
   return performance.now() - crowdedAt < ms;
 }
 
-/** Takes a sane inbound X-Request-Id or makes one, echoes it, and logs each request once it ends. */
-export function requestContext(logger: Logger) {
+/** The request's child logger once made (see `log` in requestContext). */
+const childLog = Symbol('childLog');
+
+/**
+ * Takes a sane inbound X-Request-Id or makes one, echoes it, and logs each request once it ends. `req.log` is the
+ * request's logger, made on first use: most requests never log anything but their closing line. It is an accessor
+ * of the app's request prototype, defined once: an accessor defined on each request (it was) turned every request
+ * object into a slow, dictionary-mode one, which every later middleware reading `req` paid for.
+ */
+export function requestContext(app: Express, logger: Logger) {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request & { [childLog]?: Logger }): Logger {
+      return (this[childLog] ??= logger.child({ request_id: this.id }));
+    },
+    set(this: Request & { [childLog]?: Logger }, value: Logger) {
+      this[childLog] = value;
+    },
+  });
   return (req: Request, res: Response, next: NextFunction): void => {
     const inbound = req.get('x-request-id');
     req.id = inbound && INBOUND_ID.test(inbound) ? inbound : randomUUID();
-    // The child logger is made on first use: most requests never log anything but their closing line.
-    let log: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: true,
-      get: () => (log ??= logger.child({ request_id: req.id })),
-      set: (value: Logger) => void (log = value),
-    });
     res.setHeader('X-Request-Id', req.id);
     if (++inFlight >= CROWDED_REQUESTS) crowdedAt = performance.now();
     res.once('close', () => inFlight--);

@@ -16,6 +16,8 @@ interface LogLine {
   level: number;
   msg: string;
   status?: number;
+  request_id?: string;
+  path?: string;
 }
 
 describe.each(ENGINES)('log levels of refused requests (%s)', (engine) => {
@@ -71,5 +73,18 @@ describe.each(ENGINES)('log levels of refused requests (%s)', (engine) => {
     );
     expect(refused.filter((line) => line.level !== pino.levels.values.info)).toEqual([]);
     expect(lines.filter((line) => line.level > pino.levels.values.info)).toEqual([]);
+  });
+
+  it("writes each request's line through its own logger, bound to its request id", async () => {
+    const res = await fetch(`${server.url}/v1/account`, {
+      headers: { authorization: `Bearer ${apiKey}`, 'x-request-id': 'log-levels-own-id' },
+    });
+    expect(res.status).toBe(200);
+    const line = await waitUntil(
+      async () => lines.find((l) => l.request_id === 'log-levels-own-id'),
+      5000,
+      'the request line',
+    );
+    expect(line).toMatchObject({ level: pino.levels.values.info, msg: 'request', path: '/v1/account', status: 200 });
   });
 });
