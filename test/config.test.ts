@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, SETTINGS } from '../server/config.js';
 import { CONFIG_DOCS, renderConfigDocs } from '../scripts/config-docs.js';
-import { ROOT, runScript } from './support/run.js';
+import { ROOT, runScript, spawnServer } from './support/run.js';
 import { freePort } from './support/prism.js';
 import { startTestServer } from './support/server.js';
 import { createTelephonyClient } from '../client/index.js';
@@ -348,28 +348,21 @@ function copyOfTheRepository(): string {
   return tree;
 }
 
-/** Runs `server/main.ts` until it says it listens, then stops it with SIGTERM; returns its stdout. */
+/** Runs `server/main.ts` until it says it listens, then stops it with SIGTERM; returns what it printed. */
 async function startAndStop(env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['server/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: String(port), ...env },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
+  const server = spawnServer({ PORT: String(port), ...env });
+  const { child } = server;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 40_000);
-    child.stdout.on('data', () => {
-      if (/listening/.test(out)) {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 40_000);
+    child.stdout!.on('data', () => {
+      if (/listening/.test(server.output())) {
         clearTimeout(timer);
         resolve();
       }
     });
   });
-  await new Promise((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-  return out;
+  child.kill('SIGTERM');
+  await server.exited;
+  return server.output();
 }
