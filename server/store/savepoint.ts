@@ -21,15 +21,27 @@ export class Savepoint {
 
   /** Runs `run` in `tx` under the savepoint: when it throws, its writes are undone and the error is thrown again. */
   async undoneOnThrow<T>(tx: Tx, run: (tx: Tx) => Promise<T>): Promise<T> {
+    let result: T | undefined;
+    const failed = await this.errorOf(tx, async (step) => void (result = await run(step)));
+    if (failed) throw failed.err;
+    return result as T;
+  }
+
+  /**
+   * Runs `run` in `tx` under the savepoint and answers what it threw, its writes undone (undefined when it did not
+   * throw). A failure of the savepoint's own statements is thrown, never answered: on PostgreSQL it leaves the
+   * transaction aborted, which the caller must not take for the step's refusal and commit past.
+   */
+  async errorOf(tx: Tx, run: (tx: Tx) => Promise<unknown>): Promise<{ err: unknown } | undefined> {
     await this.open.run(tx.db);
+    let failed: { err: unknown } | undefined;
     try {
-      const result = await run(tx);
-      await this.release.run(tx.db);
-      return result;
+      await run(tx);
     } catch (err) {
-      await this.rollback.run(tx.db);
-      await this.release.run(tx.db);
-      throw err;
+      failed = { err };
     }
+    if (failed) await this.rollback.run(tx.db);
+    await this.release.run(tx.db);
+    return failed;
   }
 }

@@ -301,18 +301,7 @@ export class WebhookService {
     // event recorded before it still commit, so the event is not delivered again.
     // Only the handler's own failure is the receiver's: a failure of the savepoint's statements fails the attempt.
     const response = { status: result.status ?? 0, body: result.body, contentType: result.contentType };
-    let refused: { err: unknown } | undefined;
-    await REPLY_SAVEPOINT.undoneOnThrow(tx, async (tx) => {
-      try {
-        await fn(tx, response, context);
-      } catch (err) {
-        refused = { err };
-        throw err;
-      }
-    }).catch((err: unknown) => {
-      // The handler's error comes back once its writes are undone; any other is the savepoint's own.
-      if (refused?.err !== err) throw err;
-    });
+    const refused = await REPLY_SAVEPOINT.errorOf(tx, (step) => fn(step, response, context));
     if (refused) {
       // A bad reply is the receiver's mistake: the delivery itself succeeded and is not repeated.
       const { err } = refused;
