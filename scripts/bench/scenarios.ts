@@ -79,9 +79,10 @@ export interface Scenario {
 
 /*
  * WARM_UP: a scenario that pools rounds beside the bare route runs one load of its route first and leaves it out. A
- * fresh server's first seconds under load run code V8 has not optimized yet: the first of three rounds was the lowest in
- * each of five runs (2026-11-26: the single lookup 29, 34% against 39-47% for the next two; the verify send 13, 15%
- * against 29-38%), so it measured the start, not the server. Proxy creation has done so from the start.
+ * fresh server's first seconds under load run code V8 has not optimized yet: in every run of both scenarios since they
+ * were paired (2026-11-26), the first of three rounds was the lowest (the single lookup's 20, 17, 29, 34% against 24-47%
+ * for the next two; the verify send's 12, 13, 15% against 16-38%), so it measured the start, not the server. Proxy
+ * creation warms up too (3 s).
  */
 
 /** Rounds of a route beside the bare route where a scenario pools them (besideBare). */

@@ -44,8 +44,8 @@ const childLog = Symbol('childLog');
  * request's logger, made on first use: most requests never log anything but their closing line. It is an accessor
  * of the app's request prototype, defined once. Defined on each request instead (two new functions and a property
  * descriptor per request, as it was), it cost about an eighth of the CPU of a simple GET (docs/performance.md), far
- * more than the call itself: an accessor whose functions are new each time gives the object a shape of its own,
- * which the code reading `req` after it pays for.
+ * more than the call itself. A likely cause, not shown: an accessor whose functions are new each time gives each
+ * request a shape of its own in V8, which the code reading `req` after it pays for.
  */
 export function requestContext(app: Express, logger: Logger) {
   Object.defineProperty(app.request, 'log', {
