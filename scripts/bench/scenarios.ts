@@ -79,10 +79,10 @@ export interface Scenario {
 
 /*
  * WARM_UP: a scenario that pools rounds beside the bare route runs one load of its route first and leaves it out. A
- * fresh server's first seconds under load run code V8 has not optimized yet: in every run of both scenarios since they
- * were paired (2026-11-26), the first of three rounds was the lowest (the single lookup's 20, 17, 29, 34% against 24-47%
- * for the next two; the verify send's 12, 13, 15% against 16-38%), so it measured the start, not the server. Proxy
- * creation warms up too (3 s).
+ * fresh server's first seconds under load run code V8 has not optimized yet: in every run of both scenarios since
+ * they were paired (2026-11-26), the first of three rounds was the lowest (the single lookup's 20, 17, 29, 34% against
+ * 24-47% for the next two; the verify send's 12, 13, 15% against 16-38%), so it measured the start, not the server.
+ * Proxy creation warms up too (3 s).
  */
 
 /** Rounds of a route beside the bare route where a scenario pools them (besideBare). */
@@ -130,8 +130,8 @@ export const scenarios: Scenario[] = [
       return [
         row(
           `GET /v1/lookups/phone-numbers/{number}, after a warm-up load, ${ROUNDS_BESIDE_BARE} rounds pooled beside ` +
-            `as many loads of the bare GET (${singleLoad.bare.rps.toFixed(0)} req/s; rounds ${singleLoad.shares}; latencies from the ` +
-            `median round)${singleLoad.cpu}; target 40% of bare ` +
+            `as many loads of the bare GET (${singleLoad.bare.rps.toFixed(0)} req/s; rounds ${singleLoad.shares}; ` +
+            `latencies from the median round)${singleLoad.cpu}; target 40% of bare ` +
             `${singleLoad.ratio >= 0.4 && singleLoad.route.errors === 0 ? 'met' : 'missed'}`,
           singleLoad.route,
           singleLoad.bare,
@@ -244,8 +244,8 @@ export const scenarios: Scenario[] = [
       return [
         row(
           `POST /v1/verify/send, ${sends.route.requests} distinct numbers over ` +
-            `${Math.ceil(sends.route.requests / SENDS)} accounts (lookup + fraud guard + code), after a warm-up load, ` +
-            `${ROUNDS_BESIDE_BARE} rounds pooled beside as many loads of the bare POST ` +
+            `${Math.ceil(sends.route.requests / SENDS)} accounts (lookup + fraud guard + code), after a warm-up ` +
+            `load, ${ROUNDS_BESIDE_BARE} rounds pooled beside as many loads of the bare POST ` +
             `(${sends.bare.rps.toFixed(0)} req/s; rounds ${sends.shares}; latencies from the median round)` +
             `${sends.cpu}; target 25% of bare with p99 under 100 ms ${sendsMet ? 'met' : 'missed'}`,
           sends.route,
