@@ -1,0 +1,57 @@
+// express-openapi-validator 5.6 builds a request validator for each operation and request Content-Type, and a
+// response validator for each operation, request Content-Type, status and media type, on the first request that
+// needs it. Two things make those builds cost tens of milliseconds each:
+// - Every schema it hands Ajv carries the spec's whole `paths` and `components` (so that `#/components/...` resolves
+//   inside it), and Ajv walks the whole of each schema it is given, looking for `$id`s: 160 KB of spec per schema.
+//   Here they become non-enumerable before Ajv sees them: the walk (and the meta-schema's check) skips them, and a
+//   `$ref` still reads them by name. The spec has no `$id`, so the walk found nothing in them anyway.
+// - Response validators are kept by the *request's* Content-Type too, though they depend on the operation alone, so
+//   each new request Content-Type on a route built them all again. Here they are kept by method and route.
+// In the fuzz suite, whose requests carry dozens of content types, the builds were 37% of the server's CPU; every test
+// server paid them for each operation it served. What is checked per request does not change (the contract tests).
+// Upstream does both in every version up to 5.6; drop a change when the library stops needing it.
+import { createRequire } from 'node:module';
+
+type UseAjvCache = (ajv: unknown, schema: Record<string, unknown>, ajvCacheKey: string) => unknown;
+
+interface ResponseValidator {
+  validatorsCache: Record<string, unknown>;
+  buildValidators(responses: unknown, ajvCacheKey: string): unknown;
+  _getOrBuildValidator(req: { method: string; openapi: { expressRoute: string } }, responses: unknown): unknown;
+}
+
+const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+// The validator's modules read `useAjvCache` from this module's exports at each call, which is where the change goes.
+const util = requireFromValidator('./middlewares/util.js') as { useAjvCache: UseAjvCache & { hidesSpec?: true } };
+const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {
+  ResponseValidator: { prototype: ResponseValidator & { keyedByOperation?: true } };
+};
+
+const SPEC_PARTS = ['paths', 'components'];
+
+if (!util.useAjvCache.hidesSpec) {
+  const useAjvCache = util.useAjvCache;
+  const hiding: UseAjvCache & { hidesSpec?: true } = (ajv, schema, ajvCacheKey) => {
+    for (const name of SPEC_PARTS) {
+      const own = Object.getOwnPropertyDescriptor(schema, name);
+      if (own?.enumerable) Object.defineProperty(schema, name, { ...own, enumerable: false });
+    }
+    return useAjvCache(ajv, schema, ajvCacheKey);
+  };
+  hiding.hidesSpec = true;
+  util.useAjvCache = hiding;
+}
+
+const responses = ResponseValidator.prototype;
+if (!responses.keyedByOperation) {
+  responses._getOrBuildValidator = function (req, operationResponses) {
+    const key = `${req.method}-${req.openapi.expressRoute}`;
+    return (this.validatorsCache[key] ??= this.buildValidators(operationResponses, key));
+  };
+  responses.keyedByOperation = true;
+}
+
+/** True when both changes are in place (checked by a test). */
+export function validatorBuildsTrimmed(): boolean {
+  return util.useAjvCache.hidesSpec === true && responses.keyedByOperation === true;
+}

@@ -1,0 +1,96 @@
+// The validator's builds hand Ajv the spec's `paths` and `components` out of its walk, and keep response validators by
+// operation (server/http/validator-builds.ts). These tests show that what it checks is unchanged: a `$ref` into the
+// components still resolves on both sides, and a wrong body is still caught; and that a response validator is built
+// once for an operation whatever the request's Content-Type.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validatorBuildsTrimmed } from '../../server/http/validator-builds.js';
+import { loadSpec } from '../../server/http/spec.js';
+
+const SID = 'SM0123456789abcdef0123456789abcdef';
+const problem = (status: number) => ({ type: '/problems/not_found', title: 'Not found', status, code: 'not_found' });
+
+describe("the validator's builds", () => {
+  let server: Server;
+  let base: string;
+  /** What the route answers next, after the validator passed the request. */
+  let answer: unknown;
+  const builds: string[] = [];
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(express.json({ type: () => true }));
+    app.use(
+      OpenApiValidator.middleware({
+        apiSpec: structuredClone(loadSpec().document) as any,
+        validateRequests: { allErrors: true },
+        validateResponses: { allErrors: true },
+        validateSecurity: false,
+        fileUploader: false,
+      }),
+    );
+    app.all('/v1/{*rest}', (_req, res) => {
+      res.status(404).type('application/problem+json').json(answer);
+    });
+    // Four parameters: Express's mark of an error handler.
+    app.use(
+      (err: { status?: number; message: string }, _req: express.Request, res: express.Response, _next: unknown) => {
+        res.status(err.status ?? 500).json({ message: err.message });
+      },
+    );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { ResponseValidator } = await import(
+      // @ts-expect-error the library's internals have no types of their own
+      'express-openapi-validator/dist/middlewares/openapi.response.validator.js'
+    );
+    const build = ResponseValidator.prototype.buildValidators;
+    ResponseValidator.prototype.buildValidators = function (responses: unknown, key: string) {
+      builds.push(key);
+      return build.call(this, responses, key);
+    };
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('is changed in its two places', () => {
+    expect(validatorBuildsTrimmed()).toBe(true);
+  });
+
+  it('passes a response matching its schema through a $ref into the components, and fails one that does not', async () => {
+    answer = problem(404);
+    const good = await fetch(`${base}/v1/messages/${SID}`);
+    expect([good.status, await good.json()]).toEqual([404, problem(404)]);
+
+    answer = { ...problem(404), status: 'four hundred and four' };
+    const bad = await fetch(`${base}/v1/messages/${SID}`);
+    expect(bad.status).toBe(500);
+    expect((await bad.json()).message).toBe('/response/status must be integer');
+  });
+
+  it('refuses a request body by its schema in the components, naming the field', async () => {
+    answer = problem(404);
+    const refused = await fetch(`${base}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: 42, from: '+14155550100', body: 'hi' }),
+    });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).message).toContain('request/body/to must be string');
+  });
+
+  it("builds an operation's response validators once, whatever the request's Content-Type", async () => {
+    answer = problem(404);
+    builds.length = 0;
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-foo']) {
+      await fetch(`${base}/v1/incoming-phone-numbers/PN0123456789abcdef0123456789abcdef`, {
+        method: 'DELETE',
+        headers: { 'content-type': type },
+      });
+    }
+    expect(builds).toEqual(['DELETE-/v1/incoming-phone-numbers/:sid']);
+  });
+});
