@@ -6,9 +6,16 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorBuildsTrimmed } from '../../server/http/validator-builds.js';
 import { loadSpec } from '../../server/http/spec.js';
+
+type Build = (this: unknown, responses: unknown, key: string) => unknown;
+const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {
+  ResponseValidator: { prototype: { buildValidators: Build } };
+};
 
 const SID = 'SM0123456789abcdef0123456789abcdef';
 const problem = (status: number) => ({ type: '/problems/not_found', title: 'Not found', status, code: 'not_found' });
@@ -44,12 +51,8 @@ describe("the validator's builds", () => {
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const { ResponseValidator } = await import(
-      // @ts-expect-error the library's internals have no types of their own
-      'express-openapi-validator/dist/middlewares/openapi.response.validator.js'
-    );
     const build = ResponseValidator.prototype.buildValidators;
-    ResponseValidator.prototype.buildValidators = function (responses: unknown, key: string) {
+    ResponseValidator.prototype.buildValidators = function (responses, key) {
       builds.push(key);
       return build.call(this, responses, key);
     };
@@ -60,7 +63,7 @@ describe("the validator's builds", () => {
     expect(validatorBuildsTrimmed()).toBe(true);
   });
 
-  it('passes a response matching its schema through a $ref into the components, and fails one that does not', async () => {
+  it('passes a response matching its schema through a $ref to the components, fails one that does not', async () => {
     answer = problem(404);
     const good = await fetch(`${base}/v1/messages/${SID}`);
     expect([good.status, await good.json()]).toEqual([404, problem(404)]);
@@ -68,7 +71,7 @@ describe("the validator's builds", () => {
     answer = { ...problem(404), status: 'four hundred and four' };
     const bad = await fetch(`${base}/v1/messages/${SID}`);
     expect(bad.status).toBe(500);
-    expect((await bad.json()).message).toBe('/response/status must be integer');
+    expect(((await bad.json()) as { message: string }).message).toBe('/response/status must be integer');
   });
 
   it('refuses a request body by its schema in the components, naming the field', async () => {
@@ -79,7 +82,7 @@ describe("the validator's builds", () => {
       body: JSON.stringify({ to: 42, from: '+14155550100', body: 'hi' }),
     });
     expect(refused.status).toBe(400);
-    expect((await refused.json()).message).toContain('request/body/to must be string');
+    expect(((await refused.json()) as { message: string }).message).toContain('request/body/to must be string');
   });
 
   it("builds an operation's response validators once, whatever the request's Content-Type", async () => {
