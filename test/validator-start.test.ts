@@ -13,6 +13,7 @@ const { SchemaPreprocessor } = requireFromValidator('./middlewares/parsers/schem
 const { OpenApiSpecLoader } = requireFromValidator('./framework/openapi.spec.loader.js');
 const { AjvOptions } = requireFromValidator('./framework/ajv/options.js');
 const { OpenApiValidator } = requireFromValidator('./openapi.validator.js');
+const { OpenAPISchemaValidator } = requireFromValidator('./framework/openapi.schema.validator.js');
 
 /** The options the validator's preprocessor gets from server/app.ts's settings. */
 function preprocessorOptions(): Doc {
@@ -71,5 +72,15 @@ describe("the validator's start", () => {
     expect(compiled).toBeGreaterThan(50);
     expect(isDeepStrictEqual(now.apiDoc, before.apiDoc)).toBe(true);
     expect(isDeepStrictEqual(now.apiDocRes, before.apiDocRes)).toBe(true);
+  });
+  it('compiles the OpenAPI meta-schema once per version and process, and still checks each document with it', () => {
+    const version = loadSpec().document.openapi;
+    const first = new OpenAPISchemaValidator({ validateApiSpec: true, version });
+    expect(new OpenAPISchemaValidator({ validateApiSpec: true, version })).toBe(first);
+    expect(first.validate(structuredClone(loadSpec().document)).errors).toEqual([]);
+    const untitled = { openapi: version, info: { version: '1' }, paths: {} };
+    expect(first.validate(untitled).errors).toContainEqual(
+      expect.objectContaining({ instancePath: '/info', params: { missingProperty: 'title' } }),
+    );
   });
 });
