@@ -3,8 +3,8 @@
 // needs it. Two things make those builds cost tens of milliseconds each:
 // - Every schema it hands Ajv carries the spec's whole `paths` and `components` (so that `#/components/...` resolves
 //   inside it), and Ajv walks the whole of each schema it is given, looking for `$id`s: 160 KB of spec per schema.
-//   Here they become non-enumerable before Ajv sees them: the walk (and the meta-schema's check) skips them, and a
-//   `$ref` still reads them by name. The spec has no `$id`, so the walk found nothing in them anyway.
+//   Here they become non-enumerable before Ajv sees them: the walk skips them, and a `$ref` still reads them by
+//   name. The spec has no `$id`, so the walk found nothing in them anyway.
 // - Response validators are kept by the *request's* Content-Type too, though they depend on the operation alone, so
 //   each new request Content-Type on a route built them all again. Here they are kept by method and route.
 // In the fuzz suite, whose requests carry dozens of content types, the builds were 37% of the server's CPU; every test

@@ -37,3 +37,16 @@ it('fails on an image without text and a button without a name, and passes the p
   await page.goto(`${base}/good`);
   await expectAccessible(page);
 });
+
+it('checks the page as it is shown, not as the server would send it again', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${base}/good#top`);
+  await page.setContent(
+    `<!doctype html><html lang="en"><head><title>Check</title></head><body>${PAGES['/bad']}</body></html>`,
+  );
+  const failure = await expectAccessible(page).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+  expect(failure).toMatch(/accessibility violations on \S*\/good:/);
+});

@@ -26,6 +26,7 @@ describe("the validator's builds", () => {
   /** What the route answers next, after the validator passed the request. */
   let answer: unknown;
   const builds: string[] = [];
+  const build = ResponseValidator.prototype.buildValidators;
 
   beforeAll(async () => {
     const app = express();
@@ -51,13 +52,16 @@ describe("the validator's builds", () => {
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const build = ResponseValidator.prototype.buildValidators;
     ResponseValidator.prototype.buildValidators = function (responses, key) {
       builds.push(key);
       return build.call(this, responses, key);
     };
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    // The files of one test process share the library's modules (vitest.config.ts).
+    ResponseValidator.prototype.buildValidators = build;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
 
   it('is changed in its two places', () => {
     expect(validatorBuildsTrimmed()).toBe(true);

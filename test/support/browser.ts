@@ -65,26 +65,35 @@ export async function signIn(page: Page, baseUrl: string, apiKey: string): Promi
  */
 export async function expectAccessible(page: Page): Promise<void> {
   const html = await page.content();
-  const url = page.url();
+  // A request never carries the fragment; a navigation to another fragment of the same page would load nothing.
+  const url = page.url().split('#')[0];
   const { cookies } = await page.context().storageState();
   const twin = await twinOf(page.context().browser()!);
-  twin.served = { url, html };
-  await twin.page.context().clearCookies();
-  await twin.page.context().addCookies(cookies);
-  await twin.page.goto(url);
-  const violations = await twin.page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
-  });
+  if (twin.served) throw new Error('expectAccessible: one check at a time per browser');
+  const served = (twin.served = { url, html, answered: false });
+  let violations: string[];
+  try {
+    await twin.page.context().clearCookies();
+    await twin.page.context().addCookies(cookies);
+    await twin.page.goto(url);
+    // Checked: the twin holds the page's own HTML, not a copy fetched from the server again.
+    if (!served.answered) throw new Error(`expectAccessible: the twin page did not load ${url} from the page's HTML`);
+    violations = await twin.page.evaluate(async () => {
+      const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
+    });
+  } finally {
+    twin.served = undefined;
+  }
   expect(violations, `accessibility violations on ${url}`).toEqual([]);
 }
 
 interface Twin {
   page: Page;
-  /** The document the next navigation to `url` is answered with; other requests go to the server. */
-  served?: { url: string; html: string };
+  /** The check in progress: the navigation to `url` is answered with `html`; other requests go to the server. */
+  served?: { url: string; html: string; answered: boolean };
 }
 
 const twins = new WeakMap<Browser, Promise<Twin>>();
@@ -100,6 +109,7 @@ function twinOf(browser: Browser): Promise<Twin> {
       await context.route('**/*', (route) => {
         const served = made.served;
         if (served && route.request().isNavigationRequest() && route.request().url() === served.url) {
+          served.answered = true;
           return route.fulfill({ status: 200, contentType: 'text/html', body: served.html });
         }
         return route.continue();
