@@ -6,6 +6,10 @@ import { createTelephonyClient } from '../client/index.js';
 import { ENGINES, testEnv, useTestServer } from './support/server.js';
 import { runScript } from './support/run.js';
 
+// Each command is a new node process through tsx (about 1.3 s alone, three or four times that with CI's three files
+// at once on two cores), and a test runs up to seven of them.
+const COMMANDS = { timeout: 90_000 };
+
 describe.each(ENGINES)('operator CLI on the database of a running server (%s)', (engine) => {
   const t = useTestServer({ engine });
   let env: NodeJS.ProcessEnv;
@@ -19,7 +23,7 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
       .GET('/v1/messages')
       .then((r) => r.response.status);
 
-  it('creates an account whose key the running server accepts at once', async () => {
+  it('creates an account whose key the running server accepts at once', COMMANDS, async () => {
     const created = await cli('accounts', 'create', '--name', 'Acme');
     expect(created.code, created.stderr).toBe(0);
     const out = JSON.parse(created.stdout);
@@ -33,7 +37,7 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     );
   });
 
-  it('adds and revokes keys', async () => {
+  it('adds and revokes keys', COMMANDS, async () => {
     const { account_sid, api_key } = JSON.parse((await cli('accounts', 'create', '--name', 'Keys')).stdout);
     const second = JSON.parse((await cli('keys', 'create', '--account', account_sid)).stdout);
     expect(second).toMatchObject({ account_sid, key_sid: expect.stringMatching(/^SK/) });
@@ -49,39 +53,45 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     expect((await cli('keys', 'revoke', '--key', api_key)).code).toBe(1);
   });
 
-  it('stores keys only as hashes', async () => {
+  it('stores keys only as hashes', COMMANDS, async () => {
     const { api_key } = JSON.parse((await cli('accounts', 'create', '--name', 'Hash')).stdout);
     const rows = await t.server.services.store.db.selectFrom('api_keys').selectAll().execute();
     expect(rows.some((r) => JSON.stringify(r).includes(api_key))).toBe(false);
   });
 
-  it("shows and rotates an account's webhook secret, and takes an account by its name as well as its sid", async () => {
-    const created = JSON.parse((await cli('accounts', 'create', '--name', 'Named')).stdout);
-    const shown = await cli('accounts', 'secret', '--account', created.account_sid);
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual({
-      account_sid: created.account_sid,
-      webhook_secret: created.webhook_secret,
-      previous_secret_expires_at: null,
-    });
-    const rotated = JSON.parse((await cli('accounts', 'secret', '--account', created.account_sid, '--rotate')).stdout);
-    expect(rotated).toEqual({
-      account_sid: created.account_sid,
-      webhook_secret: expect.stringMatching(/^whsec_/),
-      previous_secret_expires_at: expect.any(String),
-    });
-    expect(rotated.webhook_secret).not.toBe(created.webhook_secret);
-    expect(JSON.parse((await cli('accounts', 'secret', '--account', created.account_sid)).stdout)).toEqual(rotated);
-    const byName = await cli('keys', 'create', '--account', 'Named');
-    expect(byName.code, byName.stderr).toBe(0);
-    expect(JSON.parse(byName.stdout)).toMatchObject({ account_sid: created.account_sid });
-    await cli('accounts', 'create', '--name', 'Named');
-    const ambiguous = await cli('keys', 'create', '--account', 'Named');
-    expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain('several accounts are named "Named": give the AC... sid');
-  });
+  it(
+    "shows and rotates an account's webhook secret, and takes an account by its name as well as its sid",
+    COMMANDS,
+    async () => {
+      const created = JSON.parse((await cli('accounts', 'create', '--name', 'Named')).stdout);
+      const shown = await cli('accounts', 'secret', '--account', created.account_sid);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(JSON.parse(shown.stdout)).toEqual({
+        account_sid: created.account_sid,
+        webhook_secret: created.webhook_secret,
+        previous_secret_expires_at: null,
+      });
+      const rotated = JSON.parse(
+        (await cli('accounts', 'secret', '--account', created.account_sid, '--rotate')).stdout,
+      );
+      expect(rotated).toEqual({
+        account_sid: created.account_sid,
+        webhook_secret: expect.stringMatching(/^whsec_/),
+        previous_secret_expires_at: expect.any(String),
+      });
+      expect(rotated.webhook_secret).not.toBe(created.webhook_secret);
+      expect(JSON.parse((await cli('accounts', 'secret', '--account', created.account_sid)).stdout)).toEqual(rotated);
+      const byName = await cli('keys', 'create', '--account', 'Named');
+      expect(byName.code, byName.stderr).toBe(0);
+      expect(JSON.parse(byName.stdout)).toMatchObject({ account_sid: created.account_sid });
+      await cli('accounts', 'create', '--name', 'Named');
+      const ambiguous = await cli('keys', 'create', '--account', 'Named');
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toContain('several accounts are named "Named": give the AC... sid');
+    },
+  );
 
-  it('says on stderr which database it opened', async () => {
+  it('says on stderr which database it opened', COMMANDS, async () => {
     const res = await cli('accounts', 'list');
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toMatch(
@@ -89,7 +99,7 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     );
   });
 
-  it('explains bad usage on stderr with a non-zero exit', async () => {
+  it('explains bad usage on stderr with a non-zero exit', COMMANDS, async () => {
     const res = await cli('accounts', 'create');
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--name');
@@ -98,7 +108,7 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
 });
 
 describe('operator CLI without a database', () => {
-  it('refuses to create one for a command that only reads, and names where it looked', async () => {
+  it('refuses to create one for a command that only reads, and names where it looked', COMMANDS, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-empty-'));
     try {
       for (const args of [

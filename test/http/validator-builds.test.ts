@@ -16,8 +16,13 @@ const requireFromValidator = createRequire(createRequire(import.meta.url).resolv
 const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {
   ResponseValidator: { prototype: { buildValidators: Build } };
 };
+type BuildMiddleware = (this: unknown, path: string, schema: unknown, type: unknown, key: string) => unknown;
+const { RequestValidator } = requireFromValidator('./middlewares/openapi.request.validator.js') as {
+  RequestValidator: { prototype: { buildMiddleware: BuildMiddleware } };
+};
 
 const SID = 'SM0123456789abcdef0123456789abcdef';
+const PN = 'PN0123456789abcdef0123456789abcdef';
 const problem = (status: number) => ({ type: '/problems/not_found', title: 'Not found', status, code: 'not_found' });
 
 describe("the validator's builds", () => {
@@ -27,6 +32,8 @@ describe("the validator's builds", () => {
   let answer: unknown;
   const builds: string[] = [];
   const build = ResponseValidator.prototype.buildValidators;
+  const requestBuilds: string[] = [];
+  const buildMiddleware = RequestValidator.prototype.buildMiddleware;
 
   beforeAll(async () => {
     const app = express();
@@ -56,14 +63,19 @@ describe("the validator's builds", () => {
       builds.push(key);
       return build.call(this, responses, key);
     };
+    RequestValidator.prototype.buildMiddleware = function (path, schema, type, key) {
+      requestBuilds.push(key);
+      return buildMiddleware.call(this, path, schema, type, key);
+    };
   });
   afterAll(async () => {
     // The files of one test process share the library's modules (vitest.config.ts).
     ResponseValidator.prototype.buildValidators = build;
+    RequestValidator.prototype.buildMiddleware = buildMiddleware;
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it('is changed in its two places', () => {
+  it('is changed in its three places', () => {
     expect(validatorBuildsTrimmed()).toBe(true);
   });
 
@@ -93,11 +105,42 @@ describe("the validator's builds", () => {
     answer = problem(404);
     builds.length = 0;
     for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-foo']) {
-      await fetch(`${base}/v1/incoming-phone-numbers/PN0123456789abcdef0123456789abcdef`, {
+      await fetch(`${base}/v1/incoming-phone-numbers/${PN}`, {
         method: 'DELETE',
         headers: { 'content-type': type },
       });
     }
     expect(builds).toEqual(['DELETE-/v1/incoming-phone-numbers/:sid']);
+  });
+
+  it('keeps one request validator for a route without a body, whatever Content-Type its requests carry', async () => {
+    answer = problem(404);
+    requestBuilds.length = 0;
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${base}/v1/incoming-phone-numbers/${PN}`, {
+        headers: { 'content-type': `application/x-${i}; n=${i}` },
+      });
+      expect(res.status).toBe(404);
+    }
+    expect(requestBuilds).toEqual(['GET-/v1/incoming-phone-numbers/:sid-not_provided']);
+  });
+
+  it('keeps a request validator per media type a route takes, parameters aside, and none for another', async () => {
+    requestBuilds.length = 0;
+    const post = (type: string) =>
+      fetch(`${base}/v1/verify/send`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: JSON.stringify({ to: 42, channel: 'sms' }),
+      });
+    for (let i = 0; i < 20; i++) {
+      const refused = await post(`application/json; charset=utf-8; n=${i}`);
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { message: string }).message).toContain('request/body/to must be string');
+    }
+    const xml = await post('application/xml; n=1');
+    expect(xml.status).toBe(415);
+    expect(((await xml.json()) as { message: string }).message).toBe('unsupported media type application/xml');
+    expect(requestBuilds).toEqual(['POST-/v1/verify/send-application/json', 'POST-/v1/verify/send-application/xml']);
   });
 });
