@@ -1,6 +1,6 @@
 // express-openapi-validator 5.6 builds a request validator for each operation and request Content-Type, and a
 // response validator for each operation, request Content-Type, status and media type, on the first request that
-// needs it. Two things make those builds cost tens of milliseconds each:
+// needs it, each build tens of milliseconds, and keeps them for good. Three changes:
 // - Every schema it hands Ajv carries the spec's whole `paths` and `components` (so that `#/components/...` resolves
 //   inside it), and Ajv walks the whole of each schema it is given, looking for `$id`s: 160 KB of spec per schema.
 //   Here they become non-enumerable before Ajv sees them: the walk skips them, and a `$ref` still reads them by
@@ -15,7 +15,7 @@
 //   operation does not take is refused (415) before anything is kept, as the library does.
 // In the fuzz suite, whose requests carry dozens of content types, the builds were 37% of the server's CPU; every test
 // server paid them for each operation it served. What is checked per request does not change (the contract tests).
-// Upstream does all three in every version up to 5.6; drop a change when the library stops needing it.
+// The library does all three in every version up to 5.6; drop a change when it stops needing it.
 import { createRequire } from 'node:module';
 
 type UseAjvCache = (ajv: unknown, schema: Record<string, unknown>, ajvCacheKey: string) => unknown;
