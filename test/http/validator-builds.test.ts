@@ -1,24 +1,24 @@
-// The validator's builds hand Ajv the spec's `paths` and `components` out of its walk, and keep response validators by
-// operation (server/http/validator-builds.ts). These tests show that what it checks is unchanged: a `$ref` into the
-// components still resolves on both sides, and a wrong body is still caught; and that a response validator is built
-// once for an operation whatever the request's Content-Type.
+// The validator's builds hand Ajv the spec's `paths` and `components` out of its walk, keep response validators by
+// operation and request validators by operation and media type (server/http/validator-builds.ts). These tests show
+// that what it checks is unchanged (a `$ref` into the components still resolves on both sides, a wrong body is still
+// caught) and that no Content-Type a caller invents makes it build and keep validators again.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validatorBuildsTrimmed } from '../../server/http/validator-builds.js';
 import { loadSpec } from '../../server/http/spec.js';
 
-type Build = (this: unknown, responses: unknown, key: string) => unknown;
 const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {
-  ResponseValidator: { prototype: { buildValidators: Build } };
+  ResponseValidator: { prototype: { buildValidators(responses: unknown, key: string): unknown } };
 };
-type BuildMiddleware = (this: unknown, path: string, schema: unknown, type: unknown, key: string) => unknown;
 const { RequestValidator } = requireFromValidator('./middlewares/openapi.request.validator.js') as {
-  RequestValidator: { prototype: { buildMiddleware: BuildMiddleware } };
+  RequestValidator: {
+    prototype: { buildMiddleware(path: string, schema: unknown, type: unknown, key: string): unknown };
+  };
 };
 
 const SID = 'SM0123456789abcdef0123456789abcdef';
@@ -30,10 +30,10 @@ describe("the validator's builds", () => {
   let base: string;
   /** What the route answers next, after the validator passed the request. */
   let answer: unknown;
-  const builds: string[] = [];
-  const build = ResponseValidator.prototype.buildValidators;
-  const requestBuilds: string[] = [];
-  const buildMiddleware = RequestValidator.prototype.buildMiddleware;
+  // The builds, as the library is asked for them (the spies call through); their keys name what each is for.
+  const responseBuilds = vi.spyOn(ResponseValidator.prototype, 'buildValidators');
+  const requestBuilds = vi.spyOn(RequestValidator.prototype, 'buildMiddleware');
+  const keysOf = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.map((call) => call.at(-1));
 
   beforeAll(async () => {
     const app = express();
@@ -59,19 +59,11 @@ describe("the validator's builds", () => {
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    ResponseValidator.prototype.buildValidators = function (responses, key) {
-      builds.push(key);
-      return build.call(this, responses, key);
-    };
-    RequestValidator.prototype.buildMiddleware = function (path, schema, type, key) {
-      requestBuilds.push(key);
-      return buildMiddleware.call(this, path, schema, type, key);
-    };
   });
   afterAll(async () => {
     // The files of one test process share the library's modules (vitest.config.ts).
-    ResponseValidator.prototype.buildValidators = build;
-    RequestValidator.prototype.buildMiddleware = buildMiddleware;
+    responseBuilds.mockRestore();
+    requestBuilds.mockRestore();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
@@ -103,30 +95,30 @@ describe("the validator's builds", () => {
 
   it("builds an operation's response validators once, whatever the request's Content-Type", async () => {
     answer = problem(404);
-    builds.length = 0;
+    responseBuilds.mockClear();
     for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-foo']) {
       await fetch(`${base}/v1/incoming-phone-numbers/${PN}`, {
         method: 'DELETE',
         headers: { 'content-type': type },
       });
     }
-    expect(builds).toEqual(['DELETE-/v1/incoming-phone-numbers/:sid']);
+    expect(keysOf(responseBuilds)).toEqual(['DELETE-/v1/incoming-phone-numbers/:sid']);
   });
 
   it('keeps one request validator for a route without a body, whatever Content-Type its requests carry', async () => {
     answer = problem(404);
-    requestBuilds.length = 0;
+    requestBuilds.mockClear();
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${base}/v1/incoming-phone-numbers/${PN}`, {
         headers: { 'content-type': `application/x-${i}; n=${i}` },
       });
       expect(res.status).toBe(404);
     }
-    expect(requestBuilds).toEqual(['GET-/v1/incoming-phone-numbers/:sid-not_provided']);
+    expect(keysOf(requestBuilds)).toEqual(['GET-/v1/incoming-phone-numbers/:sid-not_provided']);
   });
 
   it('keeps a request validator per media type a route takes, parameters aside, and none for another', async () => {
-    requestBuilds.length = 0;
+    requestBuilds.mockClear();
     const post = (type: string) =>
       fetch(`${base}/v1/verify/send`, {
         method: 'POST',
@@ -141,6 +133,9 @@ describe("the validator's builds", () => {
     const xml = await post('application/xml; n=1');
     expect(xml.status).toBe(415);
     expect(((await xml.json()) as { message: string }).message).toBe('unsupported media type application/xml');
-    expect(requestBuilds).toEqual(['POST-/v1/verify/send-application/json', 'POST-/v1/verify/send-application/xml']);
+    expect(keysOf(requestBuilds)).toEqual([
+      'POST-/v1/verify/send-application/json',
+      'POST-/v1/verify/send-application/xml',
+    ]);
   });
 });
