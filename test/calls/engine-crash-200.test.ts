@@ -11,9 +11,13 @@ import { FINAL_STATUSES, holdNumber } from './support.js';
 
 const API_KEY = 'tk_call_crash_200_test_key_0123456789';
 const CALLS = 200;
-/** Two minutes of call time: 12 s at 10× speed, so every call is still live when the server is killed. */
-const LONG = '<Response><Pause length="120"/><Say>Goodbye</Say><Hangup/></Response>';
-/** After the restart: the pauses' rest (12 s at most), the interrupted jobs' lease (7 s), and a loaded machine. */
+/**
+ * Five minutes of call time: 30 s at 10× speed, so every call is still live when the server is killed. Two minutes (12
+ * s) were not enough on a loaded CI machine: placing and answering the 200 calls on PostgreSQL took longer, and 16
+ * calls had ended before the kill.
+ */
+const LONG = '<Response><Pause length="300"/><Say>Goodbye</Say><Hangup/></Response>';
+/** After the restart: the pauses' rest (30 s at most), the interrupted jobs' lease (7 s), and a loaded machine. */
 const DEADLINE_MS = 90_000;
 
 describe.each(ENGINES)('a server killed with 200 calls live (%s)', (engine) => {
