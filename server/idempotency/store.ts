@@ -29,6 +29,9 @@ function where(scope: Scope) {
       .where('idempotency_key', '=', scope.key);
 }
 
+/** How many times a claim reads the key's record again when the record changed between its read and its write. */
+const CLAIM_READS = 3;
+
 /**
  * Claims the key at `now` (ms, by the app's clock) for `leaseMs` of real time (see leaseUntil): once the lease has
  * passed, another request may take the key over (this one's server died or stalled mid-request).
@@ -45,33 +48,40 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     locked_until: leaseUntil(leaseMs),
     date_created: new Date(now).toISOString(),
   };
-  const inserted = await db
-    .insertInto('idempotency_keys')
-    .values(fresh)
-    .onConflict((oc) => oc.columns(['account_sid', 'operation_id', 'idempotency_key']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed', lease: fresh.locked_until };
-
-  const existing = (await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst()) as
-    IdempotencyKeyRow | undefined;
-  if (!existing) return claim(db, scope, requestHash, now, leaseMs);
-  const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
-  const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
-  if (expired || abandoned) {
-    // Take it over only if nobody else did first (compare-and-set on the row we read).
-    const taken = await where(scope)(db.updateTable('idempotency_keys').set(fresh))
-      .where('date_created', '=', existing.date_created)
-      .where('locked_until', '=', existing.locked_until)
+  // The record may change between the read and the write that follows it: removed (the retention job forgets
+  // records older than a day, the one this claim was about to take over), or taken over by another request. Each
+  // time, the claim starts again from what the record is then; a record that keeps changing is in use.
+  for (let read = 0; read < CLAIM_READS; read++) {
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values(fresh)
+      .onConflict((oc) => oc.columns(['account_sid', 'operation_id', 'idempotency_key']).doNothing())
       .executeTakeFirst();
-    return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed', lease: fresh.locked_until } : { kind: 'in_use' };
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'claimed', lease: fresh.locked_until };
+
+    const existing = (await where(scope)(db.selectFrom('idempotency_keys').selectAll()).executeTakeFirst()) as
+      IdempotencyKeyRow | undefined;
+    if (!existing) continue;
+    const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
+    const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
+    if (expired || abandoned) {
+      // Take it over only if nobody changed it since it was read (compare-and-set on the row read).
+      const taken = await where(scope)(db.updateTable('idempotency_keys').set(fresh))
+        .where('date_created', '=', existing.date_created)
+        .where('locked_until', '=', existing.locked_until)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return { kind: 'claimed', lease: fresh.locked_until };
+      continue;
+    }
+    if (existing.request_hash !== requestHash) return { kind: 'reused' };
+    if (existing.state === 'running') return { kind: 'in_use' };
+    return {
+      kind: 'replay',
+      status: Number(existing.response_status),
+      body: existing.response_body === null ? undefined : JSON.parse(existing.response_body),
+    };
   }
-  if (existing.request_hash !== requestHash) return { kind: 'reused' };
-  if (existing.state === 'running') return { kind: 'in_use' };
-  return {
-    kind: 'replay',
-    status: Number(existing.response_status),
-    body: existing.response_body === null ? undefined : JSON.parse(existing.response_body),
-  };
+  return { kind: 'in_use' };
 }
 
 /**

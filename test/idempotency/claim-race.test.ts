@@ -1,0 +1,71 @@
+// An Idempotency-Key record that a claim is about to take over (a day old, expired) but that the retention job removes
+// between the claim's read and its take-over: the key is claimed anew, not answered 409 idempotency_key_in_use for a
+// request that is not running. Seen in CI: the retention job, due once a test's clock passed a day, removed the record
+// in that window, and a request with a day-old key was refused.
+import { describe, expect, it } from 'vitest';
+import { claim, complete, deleteKeysBefore, RETENTION_MS, type Scope } from '../../server/idempotency/store.js';
+import type { Db } from '../../server/store/db.js';
+import { ENGINES, useTestServer } from '../support/server.js';
+
+const HASH = 'request-hash';
+const LEASE_MS = 60_000;
+
+/**
+ * `db` whose first update runs `action` to its end just before it is sent: between the claim's read and its
+ * take-over, when the claim holds no connection (SQLite has one, which a Kysely plugin would hold during `action`).
+ * Kysely's builders keep private fields, so each of their methods is called on the builder itself.
+ */
+function beforeFirstUpdate(db: Db, action: () => Promise<unknown>): Db {
+  let done = false;
+  const builder = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(of, property) {
+        const value: unknown = Reflect.get(of, property);
+        if (typeof value !== 'function') return value;
+        if (property === 'executeTakeFirst')
+          return async (...args: unknown[]) => {
+            if (!done) {
+              done = true;
+              await action();
+            }
+            return value.apply(of, args);
+          };
+        return (...args: unknown[]) => {
+          const next: unknown = value.apply(of, args);
+          return typeof next === 'object' && next !== null && 'executeTakeFirst' in next ? builder(next) : next;
+        };
+      },
+    });
+  return new Proxy(db, {
+    get(of, property) {
+      const value: unknown = Reflect.get(of, property);
+      if (typeof value !== 'function') return value;
+      if (property === 'updateTable') return (...args: unknown[]) => builder(value.apply(of, args) as object);
+      return value.bind(of);
+    },
+  });
+}
+
+describe.each(ENGINES)('an Idempotency-Key claim racing the retention job (%s)', (engine) => {
+  const t = useTestServer({ engine });
+
+  const name = "claims a day-old key whose record the retention job removes between the claim's read and its take-over";
+  it(name, async () => {
+    const { store } = t.server.services;
+    const scope: Scope = { accountSid: t.account.sid, operationId: 'sendMessage', key: crypto.randomUUID() };
+    const now = t.server.services.clock.now();
+    const first = await claim(store.db, scope, HASH, now, LEASE_MS);
+    if (first.kind !== 'claimed') throw new Error(`the first request did not claim the key: ${first.kind}`);
+    expect(await complete(store.db, scope, first.lease, 201, { sid: 'A' })).toBe(true);
+
+    // A day and an hour later: the retention job forgets the records of more than a day ago, once the claim has read
+    // the record it would take over.
+    const later = now + RETENTION_MS + 3_600_000;
+    const purge = () =>
+      store.transaction((tx) => deleteKeysBefore(tx.db, new Date(later - RETENTION_MS).toISOString(), undefined));
+    const claimed = await claim(beforeFirstUpdate(store.db, purge), scope, HASH, later, LEASE_MS);
+    expect(claimed).toMatchObject({ kind: 'claimed' });
+    // The key is this request's now: another request with it waits for this one, rather than replaying the first.
+    expect(await claim(store.db, scope, HASH, later, LEASE_MS)).toEqual({ kind: 'in_use' });
+  });
+});
