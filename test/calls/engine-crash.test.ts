@@ -17,12 +17,13 @@ describe.each(ENGINES)('a server killed with calls live (%s)', (engine) => {
   const cleanups = useCleanups();
 
   it('ends every call with one final event after a restart', { timeout: 120_000 }, async () => {
-    // A short lease: the fetches the killed instance held are claimed again 10 s later. Their timeout (5 s) outlasts
-    // the time from their start to the kill, so they are still in flight when the server dies.
+    // A short lease: the fetches the killed instance held are claimed again 15 s later. Their timeout (10 s) outlasts
+    // the time from their start to the kill, so they are still in flight when the server dies: 5 s left a loaded
+    // machine's spread between the four fetches, the wait's polls and the kill a margin of a few seconds only.
     const server = await killableServer(
       engine,
       API_KEY,
-      { ...FAST_CALLS, ...SHORT_LEASE, CALL_FETCH_TIMEOUT_MS: '5000', JOB_LEASE_MS: '10000' },
+      { ...FAST_CALLS, ...SHORT_LEASE, CALL_FETCH_TIMEOUT_MS: '10000', JOB_LEASE_MS: '15000' },
       cleanups,
     );
     const receiver = await startReceiver();
