@@ -126,8 +126,8 @@ describe.each(ENGINES)('Idempotency-Key (%s)', (engine) => {
     expect(replayed.data!.sid).toBe(first.data!.sid);
     clock.advance(2 * 3600_000);
     const later = await send(account.client, key, body);
-    // Failed twice in CI under load: 409 idempotency_key_in_use, the retention job having removed the day-old record
-    // between the claim's read and its take-over (fixed in the store; claim-race.test.ts pins that window).
+    // Failed in a loaded CI run (2026-11-27) with 409 idempotency_key_in_use: the retention job removed the day-old
+    // record between the claim's read and its take-over (fixed in the store; claim-race.test.ts pins that window).
     expect(later.response.status, JSON.stringify(later.error)).toBe(201);
     expect(later.response.headers.get('idempotent-replayed')).toBeNull();
     expect(later.data!.sid).not.toBe(first.data!.sid);
