@@ -57,15 +57,14 @@ const IDLE_CPU_SECONDS = process.env.BENCH_CPU_PROF ? 0.1 : 0.01;
 
 /** Waits until the server has finished its background work (its CPU time stops growing), so a load starts it from
  * rest. Answers its CPU time when it went idle: the reading before the quiet half second, which holds only timers. */
-
 export async function settled(target: Target, timeoutMs = 180_000): Promise<CpuTime | null> {
   const deadline = Date.now() + timeoutMs;
   let last = await target.cpu();
   while (last && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 500));
     const now = await target.cpu();
-    // Under 2% of a core over the half second: idle but for its timers. A server under BENCH_CPU_PROF never is: V8's
-    // sampling thread alone takes 10-15% of a core, and every wait ran to its timeout (three minutes a round).
+    // Under 2% of a core over the half second (20% under BENCH_CPU_PROF: V8's sampling thread alone takes 10-15% of a
+    // core, and below 2% every wait ran to its timeout, three minutes a round): idle but for its timers.
     if (!now || now.all - last.all < IDLE_CPU_SECONDS) return last;
     last = now;
   }

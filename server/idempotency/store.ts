@@ -29,7 +29,7 @@ function where(scope: Scope) {
       .where('idempotency_key', '=', scope.key);
 }
 
-/** How many times a claim reads the key's record again when the record changed between its read and its write. */
+/** How many times at most a claim tries (insert, read, take-over) when the key's record changes under it. */
 const CLAIM_READS = 3;
 
 /**
@@ -49,8 +49,9 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     date_created: new Date(now).toISOString(),
   };
   // The record may change between the read and the write that follows it: removed (the retention job forgets
-  // records older than a day, the one this claim was about to take over), or taken over by another request. Each
-  // time, the claim starts again from what the record is then; a record that keeps changing is in use.
+  // records older than a day, the one this claim was about to take over), completed by the request that held it, or
+  // taken over by another request. Each time, the claim starts again from what the record is then; a record that
+  // keeps changing is in use.
   for (let read = 0; read < CLAIM_READS; read++) {
     const inserted = await db
       .insertInto('idempotency_keys')
@@ -65,10 +66,13 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
     const expired = Date.parse(existing.date_created) + RETENTION_MS < now;
     const abandoned = existing.state === 'running' && existing.locked_until < leaseNow();
     if (expired || abandoned) {
-      // Take it over only if nobody changed it since it was read (compare-and-set on the row read).
+      // Take it over only if nobody changed it since it was read (compare-and-set on the row read). Its state too: a
+      // stalled request that completes its claim changes only that, and its response must then be replayed, not its
+      // work done again.
       const taken = await where(scope)(db.updateTable('idempotency_keys').set(fresh))
         .where('date_created', '=', existing.date_created)
         .where('locked_until', '=', existing.locked_until)
+        .where('state', '=', existing.state)
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) === 1) return { kind: 'claimed', lease: fresh.locked_until };
       continue;

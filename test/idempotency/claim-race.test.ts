@@ -1,7 +1,9 @@
-// An Idempotency-Key record that a claim is about to take over (a day old, expired) but that the retention job removes
-// between the claim's read and its take-over: the key is claimed anew, not answered 409 idempotency_key_in_use for a
-// request that is not running. Seen in CI: the retention job, due once a test's clock passed a day, removed the record
-// in that window, and a request with a day-old key was refused.
+// An Idempotency-Key record that changes between a claim's read of it and its take-over:
+// - removed by the retention job (a day old, expired): the key is claimed anew, not answered 409
+//   idempotency_key_in_use for a request that is not running. Seen in CI: the retention job, due once a test's clock
+//   passed a day, removed the record in that window, and a request with a day-old key was refused;
+// - completed by the stalled request that held it (its lease passed): its answer is replayed, not its work done again.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { claim, complete, deleteKeysBefore, RETENTION_MS, type Scope } from '../../server/idempotency/store.js';
 import type { Db } from '../../server/store/db.js';
@@ -64,8 +66,35 @@ describe.each(ENGINES)('an Idempotency-Key claim racing the retention job (%s)',
     const purge = () =>
       store.transaction((tx) => deleteKeysBefore(tx.db, new Date(later - RETENTION_MS).toISOString(), undefined));
     const claimed = await claim(beforeFirstUpdate(store.db, purge), scope, HASH, later, LEASE_MS);
-    expect(claimed).toMatchObject({ kind: 'claimed' });
+    if (claimed.kind !== 'claimed') throw new Error(`the later request did not claim the key: ${claimed.kind}`);
     // The key is this request's now: another request with it waits for this one, rather than replaying the first.
     expect(await claim(store.db, scope, HASH, later, LEASE_MS)).toEqual({ kind: 'in_use' });
+    // And the claim it was given is the record's: it completes it, and the key replays that.
+    expect(await complete(store.db, scope, claimed.lease, 201, { sid: 'B' })).toBe(true);
+    expect(await claim(store.db, scope, HASH, later, LEASE_MS)).toEqual({
+      kind: 'replay',
+      status: 201,
+      body: { sid: 'B' },
+    });
+  });
+});
+
+describe.each(ENGINES)('an Idempotency-Key claim racing a stalled request that completes (%s)', (engine) => {
+  const t = useTestServer({ engine });
+
+  const name = "replays the stalled request's answer when it completes between the claim's read and its take-over";
+  it(name, async () => {
+    const { store } = t.server.services;
+    const scope: Scope = { accountSid: t.account.sid, operationId: 'sendMessage', key: crypto.randomUUID() };
+    const now = t.server.services.clock.now();
+    // Request A claims the key with a lease that passes at once (leases are real time), and stalls.
+    const stalled = await claim(store.db, scope, HASH, now, 1);
+    if (stalled.kind !== 'claimed') throw new Error(`request A did not claim the key: ${stalled.kind}`);
+    await sleep(5);
+    // Request B reads A's record as abandoned; A completes before B's take-over is sent.
+    const completeA = async () => expect(await complete(store.db, scope, stalled.lease, 201, { sid: 'A' })).toBe(true);
+    const b = await claim(beforeFirstUpdate(store.db, completeA), scope, HASH, now, LEASE_MS);
+    // B answers A's response rather than doing A's work again.
+    expect(b).toEqual({ kind: 'replay', status: 201, body: { sid: 'A' } });
   });
 });
