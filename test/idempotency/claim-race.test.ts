@@ -48,52 +48,49 @@ function beforeFirstUpdate(db: Db, action: () => Promise<unknown>): Db {
   });
 }
 
-describe.each(ENGINES)('an Idempotency-Key claim racing the retention job (%s)', (engine) => {
+describe.each(ENGINES)('an Idempotency-Key record that changes under a claim (%s)', (engine) => {
   const t = useTestServer({ engine });
-
-  const name = "claims a day-old key whose record the retention job removes between the claim's read and its take-over";
-  it(name, async () => {
-    const { store } = t.server.services;
+  const store = () => t.server.services.store;
+  const now = () => t.server.services.clock.now();
+  /** A new key of the account, and its first claim, taken at `at` with `leaseMs`. */
+  async function firstClaim(at: number, leaseMs: number) {
     const scope: Scope = { accountSid: t.account.sid, operationId: 'sendMessage', key: crypto.randomUUID() };
-    const now = t.server.services.clock.now();
-    const first = await claim(store.db, scope, HASH, now, LEASE_MS);
+    const first = await claim(store().db, scope, HASH, at, leaseMs);
     if (first.kind !== 'claimed') throw new Error(`the first request did not claim the key: ${first.kind}`);
-    expect(await complete(store.db, scope, first.lease, 201, { sid: 'A' })).toBe(true);
+    return { scope, lease: first.lease };
+  }
+
+  const removed =
+    "claims a day-old key whose record the retention job removes between the claim's read and its take-over";
+  it(removed, async () => {
+    const { db } = store();
+    const at = now();
+    const { scope, lease } = await firstClaim(at, LEASE_MS);
+    expect(await complete(db, scope, lease, 201, { sid: 'A' })).toBe(true);
 
     // A day and an hour later: the retention job forgets the records of more than a day ago, once the claim has read
     // the record it would take over.
-    const later = now + RETENTION_MS + 3_600_000;
+    const later = at + RETENTION_MS + 3_600_000;
     const purge = () =>
-      store.transaction((tx) => deleteKeysBefore(tx.db, new Date(later - RETENTION_MS).toISOString(), undefined));
-    const claimed = await claim(beforeFirstUpdate(store.db, purge), scope, HASH, later, LEASE_MS);
+      store().transaction((tx) => deleteKeysBefore(tx.db, new Date(later - RETENTION_MS).toISOString(), undefined));
+    const claimed = await claim(beforeFirstUpdate(db, purge), scope, HASH, later, LEASE_MS);
     if (claimed.kind !== 'claimed') throw new Error(`the later request did not claim the key: ${claimed.kind}`);
     // The key is this request's now: another request with it waits for this one, rather than replaying the first.
-    expect(await claim(store.db, scope, HASH, later, LEASE_MS)).toEqual({ kind: 'in_use' });
+    expect(await claim(db, scope, HASH, later, LEASE_MS)).toEqual({ kind: 'in_use' });
     // And the claim it was given is the record's: it completes it, and the key replays that.
-    expect(await complete(store.db, scope, claimed.lease, 201, { sid: 'B' })).toBe(true);
-    expect(await claim(store.db, scope, HASH, later, LEASE_MS)).toEqual({
-      kind: 'replay',
-      status: 201,
-      body: { sid: 'B' },
-    });
+    expect(await complete(db, scope, claimed.lease, 201, { sid: 'B' })).toBe(true);
+    expect(await claim(db, scope, HASH, later, LEASE_MS)).toEqual({ kind: 'replay', status: 201, body: { sid: 'B' } });
   });
-});
 
-describe.each(ENGINES)('an Idempotency-Key claim racing a stalled request that completes (%s)', (engine) => {
-  const t = useTestServer({ engine });
-
-  const name = "replays the stalled request's answer when it completes between the claim's read and its take-over";
-  it(name, async () => {
-    const { store } = t.server.services;
-    const scope: Scope = { accountSid: t.account.sid, operationId: 'sendMessage', key: crypto.randomUUID() };
-    const now = t.server.services.clock.now();
+  const completed = "replays a stalled request's answer when it completes between the claim's read and its take-over";
+  it(completed, async () => {
+    const { db } = store();
     // Request A claims the key with a lease that passes at once (leases are real time), and stalls.
-    const stalled = await claim(store.db, scope, HASH, now, 1);
-    if (stalled.kind !== 'claimed') throw new Error(`request A did not claim the key: ${stalled.kind}`);
+    const { scope, lease } = await firstClaim(now(), 1);
     await sleep(5);
     // Request B reads A's record as abandoned; A completes before B's take-over is sent.
-    const completeA = async () => expect(await complete(store.db, scope, stalled.lease, 201, { sid: 'A' })).toBe(true);
-    const b = await claim(beforeFirstUpdate(store.db, completeA), scope, HASH, now, LEASE_MS);
+    const completeA = async () => expect(await complete(db, scope, lease, 201, { sid: 'A' })).toBe(true);
+    const b = await claim(beforeFirstUpdate(db, completeA), scope, HASH, now(), LEASE_MS);
     // B answers A's response rather than doing A's work again.
     expect(b).toEqual({ kind: 'replay', status: 201, body: { sid: 'A' } });
   });
