@@ -2,7 +2,8 @@
 // - removed by the retention job (a day old, expired): the key is claimed anew, not answered 409
 //   idempotency_key_in_use for a request that is not running. Seen in CI: the retention job, due once a test's clock
 //   passed a day, removed the record in that window, and a request with a day-old key was refused;
-// - completed by the stalled request that held it (its lease passed): its answer is replayed, not its work done again.
+// - completed by the stalled request that held it (its lease passed): its answer is replayed, not its work done again;
+// - taken over by another request first: in use.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { claim, complete, deleteKeysBefore, RETENTION_MS, type Scope } from '../../server/idempotency/store.js';
@@ -93,5 +94,16 @@ describe.each(ENGINES)('an Idempotency-Key record that changes under a claim (%s
     const b = await claim(beforeFirstUpdate(db, completeA), scope, HASH, now(), LEASE_MS);
     // B answers A's response rather than doing A's work again.
     expect(b).toEqual({ kind: 'replay', status: 201, body: { sid: 'A' } });
+  });
+
+  const takenOver =
+    "answers in_use when another request takes a stalled claim over between the claim's read and its own";
+  it(takenOver, async () => {
+    const { db } = store();
+    const { scope } = await firstClaim(now(), 1);
+    await sleep(5);
+    // Requests B and C both read A's record as abandoned; C takes the key over first, and runs.
+    const claimC = async () => expect(await claim(db, scope, HASH, now(), LEASE_MS)).toMatchObject({ kind: 'claimed' });
+    expect(await claim(beforeFirstUpdate(db, claimC), scope, HASH, now(), LEASE_MS)).toEqual({ kind: 'in_use' });
   });
 });
