@@ -30,7 +30,7 @@ function where(scope: Scope) {
 }
 
 /** How many times at most a claim tries (insert, read, take-over) when the key's record changes under it. */
-const CLAIM_READS = 3;
+const CLAIM_TRIES = 3;
 
 /**
  * Claims the key at `now` (ms, by the app's clock) for `leaseMs` of real time (see leaseUntil): once the lease has
@@ -52,7 +52,7 @@ export async function claim(db: Db, scope: Scope, requestHash: string, now: numb
   // records older than a day, the one this claim was about to take over), completed by the request that held it, or
   // taken over by another request. Each time, the claim starts again from what the record is then; a record that
   // keeps changing is in use.
-  for (let read = 0; read < CLAIM_READS; read++) {
+  for (let tried = 0; tried < CLAIM_TRIES; tried++) {
     const inserted = await db
       .insertInto('idempotency_keys')
       .values(fresh)
