@@ -63,14 +63,15 @@ const answered = (command: string, rowCount: number | null): Promise<Sent> =>
 export function useNamedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
+  const run = runner(client);
   const stale = new Set<string>();
   const send = (text: string, values: unknown[] | undefined): Promise<Sent> => {
     const name = values ? names.get(text) : undefined;
-    if (!name || stale.has(name)) return query(text, values) as Promise<Sent>;
-    return (query({ name, text, values }) as Promise<Sent>).catch((err: { code?: string }) => {
+    if (!name || stale.has(name)) return run(text, values);
+    return run(text, values, name).catch((err: { code?: string }) => {
       if (err?.code !== CHANGED_RESULT) throw err;
       stale.add(name);
-      return (query(text, values) as Promise<Sent>).catch(() => {
+      return run(text, values).catch(() => {
         throw err;
       });
     });
@@ -137,4 +138,66 @@ export function useNamedStatements(client: pg.PoolClient): void {
     }
     return sendWithHeld(text, list);
   };
+}
+
+// The driver's cost per statement. node-postgres 8.23, for every query: copies a query given as an object with
+// `Object.getOwnPropertyDescriptors` (a named statement is one), and on its row description looks up each column's
+// parser and builds the row template anew in a dictionary-mode object (`Result.addFields`): about a tenth of the main
+// thread per statement, the same work each time a statement runs. Here a query is made from its text (no copy; the
+// name set after), and a connection keeps the parsers and template of each shape of result it has seen, by the
+// columns' names, types and formats. The connection's type parsers are fixed when the pool makes it (db.ts); a
+// parser set on it later would not reach the shapes kept. Upstream: brianc/node-postgres#3753 caches the same in the
+// driver; drop this once it ships.
+
+interface Field {
+  name: string;
+  dataTypeID: number;
+  format?: string;
+}
+
+interface DriverResult {
+  fields: Field[];
+  _types: unknown;
+  _parsers?: unknown[];
+  _prebuiltEmptyResultObject: object | null;
+  addFields(fields: Field[]): void;
+}
+
+interface DriverQuery {
+  name?: string;
+  callback?: (err: Error | null, result: Sent) => void;
+  _result: DriverResult;
+}
+
+/** Result shapes kept per connection, at most (a connection runs a bounded set of statement texts). */
+const MAX_SHAPES = 500;
+
+/** Runs a statement on `client` (by `name` when given) with the savings above: its answer. */
+function runner(client: pg.PoolClient): (text: string, values: unknown[] | undefined, name?: string) => Promise<Sent> {
+  const Query = (client.constructor as unknown as { Query: new (text: string, values?: unknown[]) => DriverQuery })
+    .Query;
+  const query = client.query.bind(client) as (query: DriverQuery) => unknown;
+  const shapes = new Map<string, { parsers: unknown[] | undefined; template: object | null }>();
+  function addFields(this: DriverResult, fields: Field[]): void {
+    let key = '';
+    for (const field of fields) key += `${field.name}\0${field.dataTypeID}\0${field.format ?? ''}\0`;
+    const shape = shapes.get(key);
+    if (shape) {
+      this.fields = fields;
+      this._parsers = shape.parsers;
+      this._prebuiltEmptyResultObject = shape.template;
+      return;
+    }
+    Object.getPrototypeOf(this).addFields.call(this, fields);
+    if (shapes.size < MAX_SHAPES)
+      shapes.set(key, { parsers: this._parsers, template: this._prebuiltEmptyResultObject });
+  }
+  return (text, values, name) =>
+    new Promise<Sent>((resolve, reject) => {
+      const made = new Query(text, values);
+      if (name) made.name = name;
+      made.callback = (err, result) => (err ? reject(err) : resolve(result));
+      made._result.addFields = addFields;
+      query(made);
+    });
 }

@@ -49,4 +49,45 @@ describe.runIf(ENGINES.includes('postgres'))('named prepared statements (postgre
     });
     expect(rows).toEqual({ before: [{ a: 1 }], after: [{ a: 1, b: 2 }], again: [{ a: 1, b: 2 }] });
   });
+
+  it('parses each result by its own columns when statements of one connection share column names', async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    // One connection: the shapes it keeps are told apart by the columns' types and names, and a row's object is its
+    // own (a change to one row is not in the next).
+    const answers = await store.db.connection().execute(async (conn) => {
+      const run = (text: string, values: unknown[] = []) => conn.executeQuery(CompiledQuery.raw(text, values));
+      const counted = await run('select count(*) as a, 7::integer as b from generate_series(1, $1::integer)', [3]);
+      (counted.rows[0] as Record<string, unknown>).a = 'changed';
+      return {
+        counted: counted.rows,
+        again: (await run('select count(*) as a, 7::integer as b from generate_series(1, $1::integer)', [2])).rows,
+        text: (await run("select 'x' || $1::text as a, null::integer as b", ['y'])).rows,
+        renamed: (await run('select 1::integer as c, 2::integer as b')).rows,
+        dated: (await run("select '2026-11-27'::date as a, true as b")).rows,
+        simple: (await run('select 1::bigint as a')).rows,
+      };
+    });
+    expect(answers).toEqual({
+      counted: [{ a: 'changed', b: 7 }],
+      // bigint as a number (db.ts), not the string node-postgres gives by default.
+      again: [{ a: 2, b: 7 }],
+      text: [{ a: 'xy', b: null }],
+      renamed: [{ c: 1, b: 2 }],
+      dated: [{ a: new Date(2026, 10, 27), b: true }],
+      simple: [{ a: 1 }],
+    });
+  });
+
+  it("answers a statement's error with PostgreSQL's own, and the connection serves the next", async () => {
+    const db = freshDatabase('postgres');
+    dispose = () => db.dispose();
+    const store = await db.open();
+    const text = 'select 1 / $1::integer as n /* named-statements test */';
+    nameStatement(text);
+    const run = (value: number) => store.db.executeQuery<{ n: number }>(CompiledQuery.raw(text, [value]));
+    await expect(run(0)).rejects.toMatchObject({ code: '22012', message: 'division by zero' });
+    expect((await run(1)).rows).toEqual([{ n: 1 }]);
+  });
 });
