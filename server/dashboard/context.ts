@@ -27,6 +27,11 @@ export function notFoundPage(res: Response): void {
   render(res, 'error', { title: 'Not found', nav: 'none', message: 'There is no such page in your account.' }, 404);
 }
 
+/** The page of a request that could not be read (a body over its limit, a value no page takes). */
+export function badRequestPage(res: Response, status = 400): void {
+  render(res, 'error', { title: 'Bad request', nav: 'none', message: 'The request could not be read.' }, status);
+}
+
 export function forbiddenPage(res: Response): void {
   const message = 'The form was stale or did not come from this dashboard. Go back, reload the page and try again.';
   render(res, 'error', { title: 'Forbidden', nav: 'none', message }, 403);

@@ -7,8 +7,8 @@ import type { Services } from '../services.js';
 import { ApiError } from '../errors.js';
 import { DashboardSessions } from './sessions.js';
 import { render, type DashboardLocals } from './render.js';
-import { type DashboardContext, forbiddenPage, notFoundPage } from './context.js';
-import { CSRF_FIELD, SESSION_COOKIE, cookies, securityHeaders, tokensMatch } from './security.js';
+import { type DashboardContext, badRequestPage, forbiddenPage, notFoundPage } from './context.js';
+import { CSRF_FIELD, SESSION_COOKIE, cookies, refuseNul, securityHeaders, tokensMatch } from './security.js';
 import { mountSignIn, mountSignOut } from './pages/sign-in.js';
 import { mountAddresses } from './pages/addresses.js';
 import { mountNumbers } from './pages/numbers.js';
@@ -33,6 +33,7 @@ export function mountDashboard(app: Express, services: Services): void {
 
   router.use(serverTiming);
   router.use(securityHeaders);
+  router.use(refuseNul);
   router.use((_req, res, next) => {
     (res.locals as DashboardLocals).sandbox = config.carrier === 'sandbox';
     next();
@@ -52,6 +53,7 @@ export function mountDashboard(app: Express, services: Services): void {
     next();
   });
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
+  router.use(refuseNul);
   router.use((req: Request, res: Response, next: NextFunction) => {
     const { csrf } = (res.locals as DashboardLocals).session!;
     if (req.method === 'POST' && !tokensMatch(req.body?.[CSRF_FIELD], csrf)) return forbiddenPage(res);
@@ -70,14 +72,7 @@ export function mountDashboard(app: Express, services: Services): void {
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof ApiError && err.status === 404) return notFoundPage(res);
     const status = (err as { status?: unknown })?.status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      return render(
-        res,
-        'error',
-        { title: 'Bad request', nav: 'none', message: 'The request could not be read.' },
-        status,
-      );
-    }
+    if (typeof status === 'number' && status >= 400 && status < 500) return badRequestPage(res, status);
     req.log.error({ err }, 'dashboard page failed');
     render(res, 'error', { title: 'Something went wrong', nav: 'none', message: 'The page could not be shown.' }, 500);
   });

@@ -1,6 +1,7 @@
 // What every dashboard response carries (a strict CSP and its companions), the session cookie, and the CSRF check.
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { badRequestPage } from './context.js';
 
 export const SESSION_COOKIE = 'dashboard_session';
 /** Before sign-in there is no session: the sign-in form is guarded by this cookie echoed in a hidden field. */
@@ -32,6 +33,24 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
 }
 
 /** The request's cookies by name (the first of each name). */
+/** A NUL in a value: PostgreSQL's text cannot hold one, and no page takes one. */
+const hasNul = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? value.includes('\0')
+    : Array.isArray(value)
+      ? value.some(hasNul)
+      : typeof value === 'object' && value !== null && Object.entries(value).some(([k, v]) => hasNul(k) || hasNul(v));
+
+/**
+ * Refuses (400) a request whose path, query or form body holds a NUL, before any page reads it: the JSON API's
+ * patterns refuse it for /v1, and the dashboard's sids and filters would otherwise reach PostgreSQL, which fails the
+ * query. Mounted before and after the body is read.
+ */
+export function refuseNul(req: Request, res: Response, next: NextFunction): void {
+  if (/%00/i.test(req.originalUrl) || hasNul(req.body)) return badRequestPage(res);
+  next();
+}
+
 export function cookies(req: Request): Map<string, string> {
   const found = new Map<string, string>();
   for (const part of (req.get('cookie') ?? '').split(';')) {

@@ -1,0 +1,66 @@
+// Dashboard input no page takes: a NUL in a path, a query or a form value answers the 400 page before any page reads
+// it (PostgreSQL's text cannot hold one: the query failed, a 500), and writes nothing. Plain HTTP, no browser.
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useTestServer } from '../support/server.js';
+import { signInCookie } from '../support/dashboard.js';
+
+describe.each(ENGINES)('dashboard input with a NUL (%s)', (engine) => {
+  const t = useTestServer({ engine });
+
+  /** The signed-in session's cookie and CSRF token. */
+  async function session() {
+    const cookie = (await signInCookie(t.url, t.account.apiKey)).split(';')[0];
+    const page = await fetch(`${t.url}/dashboard/logs/messages`, { headers: { cookie } });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
+    return { cookie, csrf };
+  }
+
+  const addresses = async (cookie: string) =>
+    (await (await fetch(`${t.url}/dashboard/settings/addresses`, { headers: { cookie } })).text()).match(
+      /AD[0-9a-f]{32}/g,
+    ) ?? [];
+
+  it('answers a NUL in a path or a query with the 400 page, on GET and POST', async () => {
+    const { cookie, csrf } = await session();
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
+    const requests: [string, RequestInit][] = [
+      ['/dashboard/logs/messages?to=%00', { headers: { cookie } }],
+      ['/dashboard/logs/calls?from=a%00b', { headers: { cookie } }],
+      ['/dashboard/logs/calls/%00', { headers: { cookie } }],
+      ['/dashboard/numbers/%00', { headers: { cookie } }],
+      ['/dashboard/settings/api-keys/%00/revoke', { method: 'POST', headers: form, body: `_csrf=${csrf}` }],
+      ['/dashboard/logs/calls/%00/retry', { method: 'POST', headers: form, body: `_csrf=${csrf}` }],
+    ];
+    const answers = [];
+    for (const [path, init] of requests) {
+      const res = await fetch(`${t.url}${path}`, { ...init, redirect: 'manual' });
+      answers.push([path, res.status, /<title>Bad request/.test(await res.text())]);
+    }
+    expect(answers).toEqual(requests.map(([path]) => [path, 400, true]));
+    // The same pages without the NUL are read as usual.
+    const plain = await fetch(`${t.url}/dashboard/logs/messages?to=%2B14155550100`, { headers: { cookie } });
+    expect(plain.status).toBe(200);
+  });
+
+  it('answers a NUL in a form value with the 400 page, and writes nothing', async () => {
+    const { cookie, csrf } = await session();
+    const before = await addresses(cookie);
+    const res = await fetch(`${t.url}/dashboard/settings/addresses`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({
+        _csrf: csrf,
+        customer_name: 'Example\0 GmbH',
+        street: 'Friedrichstraße 123',
+        city: 'Berlin',
+        region: 'Berlin',
+        postal_code: '10117',
+        iso_country: 'DE',
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/<title>Bad request/);
+    expect(await addresses(cookie)).toEqual(before);
+  });
+});
