@@ -9,21 +9,29 @@ import type { CallEngine } from './engine/port.js';
 import { errors } from '../errors.js';
 import { newSid } from '../ids.js';
 import { incomingNumber } from '../numbers/store.js';
-import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
+import { assertUrlsAllowed, checkUrl, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import type { PublicUrl } from '../http/public-url.js';
 import { createdRange } from '../http/instant.js';
 import { parseInlineTwiml } from './twiml/parse-cache.js';
+import { urlsOf } from './twiml/verbs.js';
 import { FINAL_CALL_STATUSES, callView, recordingView, type CallRecord } from './view.js';
 import { checkUpdate, exactlyOne, newCallRow } from './requests.js';
 import type { CallInputBody, MakeCallInput, UpdateCallInput } from './requests.js';
 import * as calls from './store/calls.js';
 import * as recordings from './store/recordings.js';
 
-/** Inline instructions are checked whole before they are stored: a 400 names what is wrong with them. */
-function checkTwiml(twiml: string | undefined): void {
+/**
+ * Inline instructions are checked whole before they are stored: a 400 names what is wrong with them, and each URL
+ * they would call is under the URL policy as the request's own URLs are (`url_not_allowed`, naming the verb).
+ */
+function checkTwiml(twiml: string | undefined, policy: PrivateAddressPolicy): void {
   if (twiml === undefined) return;
   const parsed = parseInlineTwiml(twiml);
   if (!parsed.ok) throw errors.invalidField('twiml', parsed.error);
+  for (const { what, url } of urlsOf(parsed.instructions)) {
+    const reason = checkUrl(url, policy);
+    if (reason) throw errors.urlNotAllowed('twiml', `${what} ${reason}`);
+  }
 }
 
 export class CallService {
@@ -42,7 +50,7 @@ export class CallService {
     exactlyOne(body, 'url', 'twiml');
     if (body.method !== undefined && body.url === undefined)
       throw errors.invalidField('method', 'is only given with url');
-    checkTwiml(body.twiml);
+    checkTwiml(body.twiml, this.privateAddresses);
     const { url, status_callback, recording_status_callback } = body;
     assertUrlsAllowed(this.privateAddresses, { url, status_callback, recording_status_callback });
     return this.store.transaction(async (tx) => {
@@ -71,7 +79,7 @@ export class CallService {
   /** Ends a live call, or gives it new instructions (see the spec's updateCall). */
   async update(accountSid: string, sid: string, body: UpdateCallInput): Promise<CallRecord> {
     checkUpdate(body);
-    checkTwiml(body.twiml);
+    checkTwiml(body.twiml, this.privateAddresses);
     assertUrlsAllowed(this.privateAddresses, { url: body.url });
     return this.store.transaction(async (tx) => {
       const call = await this.found(accountSid, sid, tx.db);

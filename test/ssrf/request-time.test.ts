@@ -15,6 +15,8 @@ interface Holder {
 interface UrlField {
   operation: string;
   field: string;
+  /** Where in the field the URL goes, when the field is more than a URL (inline TwiML). */
+  within?: string;
   /** Gives `url` in `field`; answers the status and the error body, if any. */
   give(t: UsedTestServer, h: Holder, url: string): Promise<{ status: number; error: unknown }>;
   /** What the operation would change, read back through the API. */
@@ -85,6 +87,18 @@ const makeCall = (field: 'url' | 'status_callback' | 'recording_status_callback'
   state: calls,
 });
 
+/** A URL inside inline instructions of a call (`twiml`), refused as the request's own URLs are. */
+const inTwiml = (within: string, markup: (url: string) => string): UrlField => ({
+  operation: 'makeCall',
+  field: 'twiml',
+  within,
+  give: async (_t, h, url) =>
+    answer(
+      await h.account.client.POST('/v1/calls', { body: { from: h.number, to: '+14155550123', twiml: markup(url) } }),
+    ),
+  state: calls,
+});
+
 const FIELDS: UrlField[] = [
   send('status_callback', (url) => ({ body: 'x', status_callback: url })),
   send('media_url', (url) => ({ media_url: ['https://cdn.example.com/a.png', url] })),
@@ -102,6 +116,14 @@ const FIELDS: UrlField[] = [
   makeCall('url'),
   makeCall('status_callback'),
   makeCall('recording_status_callback'),
+  inTwiml('<Redirect>', (url) => `<Response><Redirect>${url}</Redirect></Response>`),
+  inTwiml('<Play>', (url) => `<Response><Play>${url}</Play></Response>`),
+  inTwiml('<Gather action>', (url) => `<Response><Gather action="${url}"><Play>${url}</Play></Gather></Response>`),
+  inTwiml(
+    '<Record recordingStatusCallback>',
+    (url) => `<Response><Record recordingStatusCallback="${url}"/></Response>`,
+  ),
+  inTwiml('<Dial action>', (url) => `<Response><Dial action="${url}">+14155550124</Dial></Response>`),
   ...[true, false].flatMap((creating) =>
     (['SmsUrl', 'VoiceUrl', 'StatusCallback'] as const).map((field) => numberField(field, creating)),
   ),
@@ -114,7 +136,7 @@ const FIELDS: UrlField[] = [
   },
 ];
 
-const cases = FIELDS.map((f) => [`${f.operation} ${f.field}`, f] as const);
+const cases = FIELDS.map((f) => [`${f.operation} ${f.field}${f.within ? ` ${f.within}` : ''}`, f] as const);
 
 async function holder(t: UsedTestServer): Promise<Holder> {
   const account = t.account;
@@ -160,6 +182,30 @@ describe.each(ENGINES)('URLs refused when given, default policy of tests: loopba
     ['http://user:secret@hooks.example.com/hook', /user name or password/],
   ])('sendMessage status_callback: answers 400 url_not_allowed for %s', async (url, why) => {
     await expectRefused(t, FIELDS[0], url, why);
+  });
+
+  it('updateCall twiml: answers 400 url_not_allowed for a <Redirect> to a 10.x address, changing nothing', async () => {
+    const h = await holder(t);
+    const twiml = '<Response><Pause length="600"/></Response>';
+    const made = await h.account.client.POST('/v1/calls', { body: { from: h.number, to: '+14155550123', twiml } });
+    const path = { params: { path: { sid: made.data!.sid } } };
+    // Answered and paused for 600 s of call time: nothing else changes the call meanwhile.
+    await expect
+      .poll(async () => (await h.account.client.GET('/v1/calls/{sid}', path)).data!.status, { timeout: 10_000 })
+      .toBe('in-progress');
+    const before = (await h.account.client.GET('/v1/calls/{sid}', path)).data;
+    const { response, error } = await h.account.client.POST('/v1/calls/{sid}', {
+      ...path,
+      body: { twiml: '<Response><Redirect>http://10.1.2.3/next</Redirect></Response>' },
+    });
+    expect({ status: response.status, error }).toMatchObject({
+      status: 400,
+      error: {
+        code: 'url_not_allowed',
+        errors: [{ field: 'twiml', message: expect.stringMatching(/^<Redirect> URL/) }],
+      },
+    });
+    expect((await h.account.client.GET('/v1/calls/{sid}', path)).data).toEqual(before);
   });
 
   it('answered within the contract', () => {

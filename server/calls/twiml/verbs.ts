@@ -109,3 +109,24 @@ export interface Instructions {
 
 /** A document, or the readable reason it is not one (names the element and attribute at fault). */
 export type ParseResult = { ok: true; instructions: Instructions } | { ok: false; error: string };
+
+/** The URLs a document's verbs would call, each with what it is (`<Gather> action`): for the URL policy. */
+export function urlsOf(instructions: Instructions): { what: string; url: string }[] {
+  const urls: { what: string; url: string }[] = [];
+  const add = (what: string, url: string | null) => {
+    if (url !== null) urls.push({ what, url });
+  };
+  for (const verb of instructions.verbs) {
+    if (verb.verb === 'Play') add('<Play> URL', verb.url);
+    else if (verb.verb === 'Redirect') add('<Redirect> URL', verb.url);
+    else if (verb.verb === 'Dial') add('<Dial> action', verb.action);
+    else if (verb.verb === 'Record') {
+      add('<Record> action', verb.action);
+      add('<Record> recordingStatusCallback', verb.recordingStatusCallback);
+    } else if (verb.verb === 'Gather') {
+      add('<Gather> action', verb.action);
+      for (const child of verb.children) if (child.verb === 'Play') add('<Gather><Play> URL', child.url);
+    }
+  }
+  return urls;
+}
