@@ -1,7 +1,7 @@
 // Calls: the rules of making, reading and changing calls for the API, and the sandbox's inbound calls and input.
 // What happens on a call (dialing, instructions, recordings, events) is the engine's (see engine/port.ts).
 import type { Carrier } from '../carrier/carrier.js';
-import type { Db, Store, Tx } from '../store/db.js';
+import type { Store, Tx } from '../store/db.js';
 import type { CallRow } from '../store/schema.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
@@ -82,7 +82,7 @@ export class CallService {
     checkTwiml(body.twiml, this.privateAddresses);
     assertUrlsAllowed(this.privateAddresses, { url: body.url });
     return this.store.transaction(async (tx) => {
-      const call = await this.found(accountSid, sid, tx.db);
+      const call = await this.foundToChange(accountSid, sid, tx);
       if (FINAL_CALL_STATUSES.includes(call.status))
         throw errors.callNotModifiable(sid, call.status, ', which has ended');
       let changed: CallRow;
@@ -136,13 +136,20 @@ export class CallService {
     exactlyOne(body, 'digits', 'speech');
     const input = body.digits !== undefined ? { digits: body.digits } : { speech: body.speech! };
     return this.store.transaction(async (tx) => {
-      const call = await this.found(accountSid, sid, tx.db);
+      const call = await this.foundToChange(accountSid, sid, tx);
       return callView(await this.engine.input(tx, call, input));
     });
   }
 
-  private async found(accountSid: string, sid: string, db: Db | Tx['db'] = this.store.db): Promise<CallRow> {
-    const row = await calls.findCall(db, accountSid, sid);
+  private async found(accountSid: string, sid: string): Promise<CallRow> {
+    const row = await calls.findCall(this.store.db, accountSid, sid);
+    if (!row) throw errors.noSuchCall(sid);
+    return row;
+  }
+
+  /** `found` for a change in `tx`: locked until it commits (see findCallToChange). */
+  private async foundToChange(accountSid: string, sid: string, tx: Tx): Promise<CallRow> {
+    const row = await calls.findCallToChange(tx, this.store.dialect, accountSid, sid);
     if (!row) throw errors.noSuchCall(sid);
     return row;
   }

@@ -54,6 +54,20 @@ describe.each(ENGINES)('modifying calls (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
+  it('ends a call asked by 20 requests at once: one answers 200, the others 409 call_not_modifiable', async () => {
+    const call = await ringingCall();
+    // Straight to the server, all at once (the contract proxy would pass them on one at a time).
+    const direct = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
+    const end = () =>
+      direct.POST('/v1/calls/{sid}', { params: { path: { sid: call.sid } }, body: { status: 'canceled' } });
+    const answers = await Promise.all(Array.from({ length: 20 }, end));
+    const statuses = answers.map(({ response, error }) => `${response.status} ${error?.code ?? ''}`.trim());
+    expect(statuses.sort()).toEqual(['200', ...Array<string>(19).fill('409 call_not_modifiable')]);
+    const ended = answers.find(({ response }) => response.status === 200)!.data;
+    expect(ended).toMatchObject({ sid: call.sid, status: 'canceled' });
+    expect((await account.client.GET('/v1/calls/{sid}', { params: { path: { sid: call.sid } } })).data).toEqual(ended);
+  });
+
   it.each(['completed', 'busy', 'no-answer', 'failed'] as const)(
     'answers 409 call_not_modifiable for a %s call',
     async (status) => {
