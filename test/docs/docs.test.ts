@@ -312,8 +312,19 @@ describe('the README and the guides, run as a reader runs them', () => {
 
   const guides = Object.keys(NOT_RUN).filter((doc) => doc !== 'README.md');
   it.each(guides)('%s: every command succeeds against the server', { timeout: 120_000 }, async (doc) => {
-    // A reader who did the quick start, on an account of their own so guides do not see each other's numbers.
+    // A reader who did the quick start, on an account of their own so guides do not see each other's numbers: it holds
+    // a number as the quick start's (415, taking SMS and calls), which a guide's own numbers come beside.
     const account = await t.newAccount(doc);
+    const { data } = await account.client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: {
+        path: { country: 'US' },
+        query: { area_code: '415', page_size: 1, sms_enabled: true, voice_enabled: true },
+      },
+    });
+    const held = await account.client.POST('/v1/incoming-phone-numbers', {
+      body: { PhoneNumber: data!.data[0].phone_number },
+    });
+    expect(held.response.status).toBe(201);
     const reader = { api: t.url, key: account.apiKey, secret: account.webhookSecret, port };
     // DATA_DIR: the CLI opens the server's database, as the reader's opens ./data.
     const env = { API: t.url, KEY: account.apiKey, WHSEC: account.webhookSecret, DATA_DIR: t.config.dataDir };
