@@ -54,6 +54,12 @@ function createApp(services: Services, readiness: Readiness): Express {
   app.use('/v1', readBody());
   // The dashboard's pages are no API operations: they are served before the validator, with their own sign-in.
   mountDashboard(app, services);
+  // A HEAD is the GET without its body (RFC 9110, as Express serves it): the validator knows only the spec's methods,
+  // so it is checked and routed as that GET, and Node leaves the body out since the request was a HEAD.
+  app.use((req, _res, next) => {
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
+  });
   const { checkedAtBuild } = loadSpec();
   app.use(
     OpenApiValidator.middleware({

@@ -66,11 +66,13 @@ export function requestContext(app: Express, logger: Logger) {
     res.once('close', () => inFlight--);
     if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
+    // As the client sent it: a HEAD is served as its GET (app.ts).
+    const method = req.method;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       req.log.info(
         {
-          method: req.method,
+          method,
           path: req.path,
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,

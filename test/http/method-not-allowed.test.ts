@@ -51,3 +51,33 @@ describe.each(ENGINES)('405 from the server (%s)', (engine) => {
     },
   );
 });
+
+describe.each(ENGINES)('HEAD (%s)', (engine) => {
+  const t = useTestServer({ engine });
+  const headers = () => ({ authorization: `Bearer ${t.account.apiKey}` });
+  const answer = async (res: Response) => ({
+    status: res.status,
+    type: res.headers.get('content-type'),
+    allow: res.headers.get('allow'),
+  });
+
+  // Every path of the spec: one that takes no GET answers 405 alike, with the same Allow.
+  it.each(['/healthz', '/readyz', '/openapi.json', '/problems', ...paths.map(({ ops }) => samplePath(ops[0]))])(
+    'answers HEAD %s as its GET (status, type, Allow), with no body',
+    async (path) => {
+      const get = await fetch(t.directUrl + path, { headers: headers() });
+      const head = await fetch(t.directUrl + path, { method: 'HEAD', headers: headers() });
+      expect(await answer(head)).toEqual(await answer(get));
+      expect(await head.text()).toBe('');
+    },
+  );
+
+  it('answers HEAD without an API key on /v1 with 401 and no body', async () => {
+    const res = await fetch(`${t.directUrl}/v1/account`, { method: 'HEAD' });
+    expect([res.status, res.headers.get('content-type'), await res.text()]).toEqual([
+      401,
+      'application/problem+json; charset=utf-8',
+      '',
+    ]);
+  });
+});
