@@ -53,7 +53,6 @@ export function mountDashboard(app: Express, services: Services): void {
     next();
   });
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 200 }));
-  router.use(refuseNul);
   router.use((req: Request, res: Response, next: NextFunction) => {
     const { csrf } = (res.locals as DashboardLocals).session!;
     if (req.method === 'POST' && !tokensMatch(req.body?.[CSRF_FIELD], csrf)) return forbiddenPage(res);

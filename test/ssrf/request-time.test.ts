@@ -15,7 +15,7 @@ interface Holder {
 interface UrlField {
   operation: string;
   field: string;
-  /** Where in the field the URL goes, when the field is more than a URL (inline TwiML). */
+  /** Where in the field the URL goes, when the field is more than a URL (inline TwiML): what the error names. */
   within?: string;
   /** Gives `url` in `field`; answers the status and the error body, if any. */
   give(t: UsedTestServer, h: Holder, url: string): Promise<{ status: number; error: unknown }>;
@@ -116,14 +116,16 @@ const FIELDS: UrlField[] = [
   makeCall('url'),
   makeCall('status_callback'),
   makeCall('recording_status_callback'),
-  inTwiml('<Redirect>', (url) => `<Response><Redirect>${url}</Redirect></Response>`),
-  inTwiml('<Play>', (url) => `<Response><Play>${url}</Play></Response>`),
-  inTwiml('<Gather action>', (url) => `<Response><Gather action="${url}"><Play>${url}</Play></Gather></Response>`),
+  inTwiml('<Redirect> URL', (url) => `<Response><Redirect>${url}</Redirect></Response>`),
+  inTwiml('<Play> URL', (url) => `<Response><Play>${url}</Play></Response>`),
+  inTwiml('<Gather> action', (url) => `<Response><Gather action="${url}"><Say>PIN?</Say></Gather></Response>`),
+  inTwiml('<Gather><Play> URL', (url) => `<Response><Gather><Play>${url}</Play></Gather></Response>`),
+  inTwiml('<Record> action', (url) => `<Response><Record action="${url}"/></Response>`),
   inTwiml(
-    '<Record recordingStatusCallback>',
+    '<Record> recordingStatusCallback',
     (url) => `<Response><Record recordingStatusCallback="${url}"/></Response>`,
   ),
-  inTwiml('<Dial action>', (url) => `<Response><Dial action="${url}">+14155550124</Dial></Response>`),
+  inTwiml('<Dial> action', (url) => `<Response><Dial action="${url}">+14155550124</Dial></Response>`),
   ...[true, false].flatMap((creating) =>
     (['SmsUrl', 'VoiceUrl', 'StatusCallback'] as const).map((field) => numberField(field, creating)),
   ),
@@ -157,6 +159,8 @@ async function expectRefused(t: UsedTestServer, f: UrlField, url: string, why: R
     detail: expect.stringMatching(new RegExp(`^${f.field}: `)),
     errors: [{ field: f.field, message: expect.stringMatching(why) }],
   });
+  // Inside inline instructions, the message names where the URL is.
+  if (f.within) expect((error as { errors: { message: string }[] }).errors[0].message.startsWith(f.within)).toBe(true);
   expect(await f.state(t, h)).toEqual(before);
 }
 

@@ -86,8 +86,13 @@ describe.runIf(ENGINES.includes('postgres'))('named prepared statements (postgre
     const store = await db.open();
     const text = 'select 1 / $1::integer as n /* named-statements test */';
     nameStatement(text);
-    const run = (value: number) => store.db.executeQuery<{ n: number }>(CompiledQuery.raw(text, [value]));
-    await expect(run(0)).rejects.toMatchObject({ code: '22012', message: 'division by zero' });
-    expect((await run(1)).rows).toEqual([{ n: 1 }]);
+    // One connection throughout: the error's, then the next statement's.
+    const { error, next } = await store.db.connection().execute(async (conn) => {
+      const run = (value: number) => conn.executeQuery<{ n: number }>(CompiledQuery.raw(text, [value]));
+      const error = await run(0).catch((err: Error & { code?: string }) => err);
+      return { error, next: (await run(1)).rows };
+    });
+    expect(error).toMatchObject({ code: '22012', message: 'division by zero' });
+    expect(next).toEqual([{ n: 1 }]);
   });
 });
