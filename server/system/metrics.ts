@@ -61,8 +61,10 @@ export function createMetrics(store: Store): Metrics {
     res.on('finish', () => {
       // Label by operationId, never by raw path, so sids do not explode the series count.
       // The validator has already matched the operation for most requests; match it here only for the rest.
+      // A HEAD is its GET's operation (app.ts serves it so), also when refused before it is.
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
       const operation =
-        (req as any).openapi?.schema?.operationId ?? findOperation(req.method, req.path)?.operationId ?? 'unmatched';
+        (req as any).openapi?.schema?.operationId ?? findOperation(method, req.path)?.operationId ?? 'unmatched';
       end({ operation });
       requests.inc({ operation, status: String(res.statusCode) });
     });

@@ -89,12 +89,20 @@ describe.each(ENGINES)('HEAD (%s)', (engine) => {
     },
   );
 
-  it('answers HEAD without an API key on /v1 with 401 and no body', async () => {
+  it('answers HEAD without an API key on /v1 with 401 and no body, counted under its GET operation', async () => {
+    const counted = async () =>
+      Number(
+        /^http_requests_total\{operation="getAccount",status="401"\} (\d+)$/m.exec(
+          await (await fetch(`${t.directUrl}/metrics`)).text(),
+        )?.[1] ?? 0,
+      );
+    const before = await counted();
     const answer = await head('/v1/account', false);
     expect([answer.status, answer.headers['content-type'], answer.body]).toEqual([
       401,
       'application/problem+json; charset=utf-8',
       '',
     ]);
+    expect(await counted()).toBe(before + 1);
   });
 });
