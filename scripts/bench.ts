@@ -13,6 +13,7 @@ import {
   type Target,
 } from './bench/scenarios.js';
 import type { Seeded } from './bench/dashboard-seed.js';
+import { instructions } from './bench/instructions.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -90,6 +91,8 @@ function row(name: string, f: Figures, base?: Figures): string {
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
   const only = process.argv[2];
+  // Counted, not timed: no load, no bare route (see bench/instructions.ts).
+  if (only === 'instructions') return instructions();
   console.log(
     `# bench: ${CONNECTIONS} connections, ${DURATION} s each, ` +
       `loopback${hasTaskset ? ', server on core 0, load on core 1' : ''}\n`,
