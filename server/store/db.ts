@@ -181,6 +181,8 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    // A group of transactions gives the event loop turns while it is open: the connection closes after it commits.
+    await this.grouped?.between(() => undefined);
     await this.checkpointer?.close();
     await this.db.destroy();
     this.sqlite?.reader.close();
