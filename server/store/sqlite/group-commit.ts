@@ -3,8 +3,10 @@
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
 import type { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
+import type { Transaction } from 'kysely';
 import type { Db, Tx } from '../db.js';
-import { registerConnection, runDirectly } from './prepared.js';
+import type { Database } from '../schema.js';
+import { ENDED_TRANSACTION, endHandle, registerConnection, runDirectly } from './prepared.js';
 import type { Clock } from '../../clock.js';
 
 interface Pending {
@@ -23,10 +25,37 @@ const MAX_GROUP = 128;
  */
 const SLICE_MS = 4;
 /**
- * A group open this long (real time, its turns given away included) commits after its next turn: the bound of how
- * long a transaction's caller waits for its commit behind the transactions before it.
+ * A group open this long (real time, its turns given away included) commits after its next turn: about the bound of
+ * how long a transaction's caller waits for its commit behind the transactions before it (plus a slice and the turns
+ * themselves).
  */
 const MAX_OPEN_MS = 12;
+
+/**
+ * A transaction's own handle on the group's physical transaction, for as long as its function runs. The group stays
+ * open across the event loop's turns, so a statement a transaction left behind (a timer, a promise not awaited) could
+ * run in a turn and be committed with the group, outside any savepoint: once the function has settled, the handle's
+ * statements throw instead (as they did when the group had already committed).
+ */
+function memberHandle(trx: Transaction<Database>, file: SQLite.Database) {
+  let open = true;
+  const db = trx.withPlugin({
+    transformQuery: ({ node }) => {
+      if (!open) throw new Error(ENDED_TRANSACTION);
+      return node;
+    },
+    transformResult: ({ result }) => Promise.resolve(result),
+  });
+  registerConnection(db, 'sqlite');
+  runDirectly(db, file);
+  return {
+    db,
+    end: () => {
+      open = false;
+      endHandle(db);
+    },
+  };
+}
 
 export class GroupCommit {
   private readonly queue: Pending[] = [];
@@ -113,17 +142,20 @@ export class GroupCommit {
         }
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
+        const member = memberHandle(trx, this.file);
         this.savepoint.open.run();
         try {
           const result = await item.fn({
-            db: trx,
+            db: member.db,
             afterCommit: (hook) => hooks.push(hook),
             signals: this.signals,
             clock: this.clock,
           });
+          member.end();
           this.savepoint.release.run();
           done.push({ item, result, hooks });
         } catch (err) {
+          member.end();
           this.savepoint.undo.run();
           this.savepoint.release.run();
           item.reject(err);
