@@ -10,7 +10,7 @@ import type { Database } from './schema.js';
 import { migrationsFor, type MigrationContext } from './migrations/index.js';
 import { OwnSchemaPostgresDialect } from './own-schema.js';
 import { useNamedStatements } from './named-statements.js';
-import { GroupCommit } from './sqlite/group-commit.js';
+import { ENDED_TRANSACTION, GroupCommit, type StatementGate } from './sqlite/group-commit.js';
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -82,6 +82,8 @@ export class Store {
       /** The file's inode when opened: another one at the path means the file was replaced. */
       ino: number;
       file: SQLite.Database;
+      /** Refuses the file's statements while a group of transactions gives the event loop a turn. */
+      gate: StatementGate;
       reader: SQLite.Database;
       logger?: Logger;
     },
@@ -93,7 +95,7 @@ export class Store {
       this.grouped = null;
       return;
     }
-    const grouped = new GroupCommit(db, sqlite.file, this.signals, clock);
+    const grouped = new GroupCommit(db, sqlite.file, this.signals, clock, sqlite.gate);
     this.grouped = grouped;
     this.checkpointer = new WalCheckpointer(sqlite.path, {
       finish: () => grouped.between(() => sqlite.file.pragma('wal_checkpoint(PASSIVE)')),
@@ -237,14 +239,15 @@ function openSqlite(dataDir: string, clock: Clock, logger?: Logger): Store {
   // that, and every page copied became two write calls (see docs/performance.md). Kept in memory, it holds at most the
   // pages of the transaction in progress.
   file.pragma('temp_store = MEMORY');
-  const cached = withStatementCache(file);
+  const gate: StatementGate = { refusing: false };
+  const cached = withStatementCache(file, gate);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   // WAL lets a reader see the last committed state while the writer's transaction is open: reads outside
   // transactions neither wait for the group commit in progress nor see its uncommitted rows.
   const reader = new SQLite(filePath, { readonly: true });
   reader.pragma('busy_timeout = 5000');
   const ino = fs.statSync(filePath).ino;
-  const sqlite = { path: filePath, ino, file: cached, reader: withStatementCache(reader), logger };
+  const sqlite = { path: filePath, ino, file: cached, gate, reader: withStatementCache(reader), logger };
   return new Store(db, 'sqlite', undefined, sqlite, clock);
 }
 
@@ -283,8 +286,10 @@ export function plannedOnce(source: string): string {
 /**
  * Kysely prepares every query anew; the same few hundred SQL texts repeat, so keep their prepared statements.
  * Safe because better-sqlite3 runs one statement at a time and Kysely never streams from this driver here.
+ * Every statement on the connection is prepared here first (Kysely's driver and the grouped transactions' direct
+ * runs alike): while `gate` refuses, preparing one throws (see GroupCommit's turns).
  */
-function withStatementCache(file: SQLite.Database): SQLite.Database {
+function withStatementCache(file: SQLite.Database, gate?: StatementGate): SQLite.Database {
   const statements = new Map<string, SQLite.Statement>();
   return new Proxy(file, {
     get(target, prop, receiver) {
@@ -293,6 +298,7 @@ function withStatementCache(file: SQLite.Database): SQLite.Database {
         return typeof value === 'function' ? value.bind(target) : value;
       }
       return (source: string) => {
+        if (gate?.refusing) throw new Error(ENDED_TRANSACTION);
         let statement = statements.get(source);
         if (!statement) {
           statement = target.prepare(plannedOnce(source));

@@ -3,11 +3,22 @@
 // SQLite runs one transaction at a time anyway; what this saves is the per-commit write of the WAL.
 import type { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
-import type { Transaction } from 'kysely';
 import type { Db, Tx } from '../db.js';
-import type { Database } from '../schema.js';
-import { ENDED_TRANSACTION, endHandle, registerConnection, runDirectly } from './prepared.js';
+import { registerConnection, runDirectly } from './prepared.js';
 import type { Clock } from '../../clock.js';
+
+/**
+ * Whether the writer's statements are refused: while a group gives the event loop a turn, its transaction still open,
+ * none of its transactions runs, so a statement then was left behind by one that has ended (a timer, a promise not
+ * awaited) and would be committed with the group, outside any savepoint. Nothing else can reach the connection then
+ * (Kysely holds it for the group; `between` work waits for the group's end). Kysely refused such a statement once the
+ * group had committed, as it still does.
+ */
+export interface StatementGate {
+  refusing: boolean;
+}
+
+export const ENDED_TRANSACTION = 'a statement of a transaction that has already ended';
 
 interface Pending {
   fn: (tx: Tx) => Promise<unknown>;
@@ -25,37 +36,10 @@ const MAX_GROUP = 128;
  */
 const SLICE_MS = 4;
 /**
- * A group open this long (real time, its turns given away included) commits after its next turn: about the bound of
- * how long a transaction's caller waits for its commit behind the transactions before it (plus a slice and the turns
- * themselves).
+ * A group open this long (real time, its turns given away included) commits after its next turn: the bound of how
+ * long a transaction's caller waits for its commit behind the transactions before it.
  */
 const MAX_OPEN_MS = 12;
-
-/**
- * A transaction's own handle on the group's physical transaction, for as long as its function runs. The group stays
- * open across the event loop's turns, so a statement a transaction left behind (a timer, a promise not awaited) could
- * run in a turn and be committed with the group, outside any savepoint: once the function has settled, the handle's
- * statements throw instead (as they did when the group had already committed).
- */
-function memberHandle(trx: Transaction<Database>, file: SQLite.Database) {
-  let open = true;
-  const db = trx.withPlugin({
-    transformQuery: ({ node }) => {
-      if (!open) throw new Error(ENDED_TRANSACTION);
-      return node;
-    },
-    transformResult: ({ result }) => Promise.resolve(result),
-  });
-  registerConnection(db, 'sqlite');
-  runDirectly(db, file);
-  return {
-    db,
-    end: () => {
-      open = false;
-      endHandle(db);
-    },
-  };
-}
 
 export class GroupCommit {
   private readonly queue: Pending[] = [];
@@ -71,6 +55,7 @@ export class GroupCommit {
     private readonly file: SQLite.Database,
     private readonly signals: EventEmitter,
     private readonly clock: Clock,
+    private readonly gate: StatementGate,
   ) {
     this.savepoint = {
       open: file.prepare('savepoint grouped'),
@@ -136,26 +121,28 @@ export class GroupCommit {
       for (let n = 0; n < MAX_GROUP && this.queue.length; n++) {
         if (performance.now() - slice >= SLICE_MS) {
           // The event loop's turn, the group still open: requests and timers run, and their transactions join it.
-          await new Promise((resolve) => setImmediate(resolve));
+          this.gate.refusing = true;
+          try {
+            await new Promise((resolve) => setImmediate(resolve));
+          } finally {
+            this.gate.refusing = false;
+          }
           slice = performance.now();
           if (!this.queue.length || slice - opened >= MAX_OPEN_MS) break;
         }
         const item = (current = this.queue.shift()!);
         const hooks: (() => void)[] = [];
-        const member = memberHandle(trx, this.file);
         this.savepoint.open.run();
         try {
           const result = await item.fn({
-            db: member.db,
+            db: trx,
             afterCommit: (hook) => hooks.push(hook),
             signals: this.signals,
             clock: this.clock,
           });
-          member.end();
           this.savepoint.release.run();
           done.push({ item, result, hooks });
         } catch (err) {
-          member.end();
           this.savepoint.undo.run();
           this.savepoint.release.run();
           item.reject(err);

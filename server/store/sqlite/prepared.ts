@@ -40,17 +40,6 @@ export function runDirectly(trx: object, file: SQLite.Database | null): void {
   else sqliteHandles.delete(trx);
 }
 
-const ended = new WeakSet<object>();
-
-/** A grouped transaction's handle once its function has settled: its statements throw from then on (see
- * group-commit.ts, memberHandle), instead of writing into the group still open. */
-export function endHandle(conn: object): void {
-  runDirectly(conn, null);
-  ended.add(conn);
-}
-
-export const ENDED_TRANSACTION = 'a statement of a transaction that has already ended';
-
 /** What Kysely's SQLite driver answers for the statement, without the driver. */
 function runOnFile<R>(file: SQLite.Database, sql: string, parameters: unknown[]): QueryResult<R> {
   const statement = file.prepare(sql);
@@ -114,7 +103,6 @@ export function prepared<A extends unknown[], R>(
   }
 
   async function execute(conn: Conn, args: A): Promise<QueryResult<R>> {
-    if (ended.has(conn)) throw new Error(ENDED_TRANSACTION);
     const { query, slots } = compiled(conn, args);
     const parameters = slots.map((slot) => {
       if ('value' in slot) return slot.value;
