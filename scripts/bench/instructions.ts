@@ -9,12 +9,12 @@
 // build before a change, with this one's node_modules linked in) is measured the same way beside it.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startReceiver, type Receiver } from './messages.js';
+import { numberPool } from './shared.js';
 
 /** Messages counted, after a third as many sent first and not counted (V8 compiles the hot code meanwhile). */
 const MESSAGES = Number(process.env.BENCH_INSTR_MESSAGES ?? 300);
@@ -35,41 +35,21 @@ interface Count {
   profile?: string;
 }
 
-/** A loopback receiver of the status callbacks: resolves `done(n)` once n messages have had all three. */
-async function receiver() {
-  const seen = new Map<string, Set<string>>();
-  let complete = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { sid: string } };
-      const types = seen.get(event.data.sid) ?? new Set<string>();
-      types.add(event.type);
-      seen.set(event.data.sid, types);
-      if (types.size === EXPECTED.length && EXPECTED.every((t) => types.has(t))) complete++;
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const done = async (n: number) => {
-    const deadline = Date.now() + DRAIN_MS;
-    while (complete < n) {
-      if (Date.now() > deadline) throw new Error(`instructions: ${complete} of ${n} messages completed in time`);
-      await sleep(200);
-    }
-  };
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`,
-    done,
-    close: () => server.close(),
-  };
+/** Waits until `n` messages have had all their callbacks at the receiver. */
+async function completed(receiver: Receiver, n: number): Promise<void> {
+  const deadline = Date.now() + DRAIN_MS;
+  for (;;) {
+    const complete = [...receiver.seen.values()].filter((entry) => entry.doneAt).length;
+    if (complete >= n) return;
+    if (Date.now() > deadline) throw new Error(`instructions: ${complete} of ${n} messages completed in time`);
+    await sleep(200);
+  }
 }
 
 /** Runs the server of `checkout` under callgrind and counts the instructions of MESSAGES messages. */
 async function count(checkout: string, databaseUrl: string | undefined, profileDir: string | undefined) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-instr-'));
-  const callbacks = await receiver();
+  const callbacks = await startReceiver(EXPECTED);
   const port = 20_000 + Math.floor(Math.random() * 30_000);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -112,17 +92,8 @@ async function count(checkout: string, databaseUrl: string | undefined, profileD
       await sleep(250);
     }
     const url = `http://127.0.0.1:${port}`;
+    const senders = await numberPool({ url, apiKey: key }, SENDERS);
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const found = (await (
-      await fetch(`${url}/v1/available-phone-numbers/US/Local?area_code=415&page_size=${SENDERS}`, { headers })
-    ).json()) as { data: { phone_number: string }[] };
-    const senders: string[] = [];
-    for (const { phone_number } of found.data) {
-      const body = JSON.stringify({ PhoneNumber: phone_number });
-      const res = await fetch(`${url}/v1/incoming-phone-numbers`, { method: 'POST', headers, body });
-      if (res.status === 201) senders.push(phone_number);
-    }
-    if (!senders.length) throw new Error('instructions: no sending number was provisioned');
     const send = async (n: number) => {
       const sent: Promise<void>[] = [];
       for (let i = 0; i < n; i++) {
@@ -143,7 +114,7 @@ async function count(checkout: string, databaseUrl: string | undefined, profileD
     };
     const warmUp = Math.ceil(MESSAGES / 3);
     await send(warmUp);
-    await callbacks.done(warmUp);
+    await completed(callbacks, warmUp);
     await sleep(2000);
     // valgrind runs the program in its own process: its pid is the server's.
     const control = (...args: string[]) =>
@@ -151,7 +122,7 @@ async function count(checkout: string, databaseUrl: string | undefined, profileD
     control('--zero');
     control('--instr=on');
     await send(MESSAGES);
-    await callbacks.done(warmUp + MESSAGES);
+    await completed(callbacks, warmUp + MESSAGES);
     // The last callbacks' attempts are recorded after the receiver answered them.
     await sleep(2000);
     control('--dump=measured');
@@ -159,7 +130,7 @@ async function count(checkout: string, databaseUrl: string | undefined, profileD
     return summarize(out, child.pid!, profileDir);
   } finally {
     child.kill('SIGKILL');
-    callbacks.close();
+    void callbacks.close();
   }
 }
 

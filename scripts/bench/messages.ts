@@ -20,14 +20,14 @@ const TARGET = { postRatio: 0.4, postP99Ms: 50, pipelineRate: 1000, pipelineSeco
 const POSTGRES_TARGET = { postRatio: 0.35, p99Factor: 3, mainMsPerMessage: 0.8 } as const;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
 
-interface Receiver {
+export interface Receiver {
   url: string;
   /** Callbacks per message sid, and when its last expected one arrived. */
   seen: Map<string, { types: Set<string>; doneAt?: number }>;
   close(): Promise<void>;
 }
 
-async function startReceiver(expected: string[]): Promise<Receiver> {
+export async function startReceiver(expected: string[]): Promise<Receiver> {
   const seen: Receiver['seen'] = new Map();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

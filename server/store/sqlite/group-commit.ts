@@ -36,8 +36,9 @@ const MAX_GROUP = 128;
  */
 const SLICE_MS = 4;
 /**
- * A group open this long (real time, its turns given away included) commits after its next turn: the bound of how
- * long a transaction's caller waits for its commit behind the transactions before it.
+ * A group open this long (real time, its turns given away included) commits after its next turn: about the bound of
+ * how long a transaction's caller waits for its commit behind the transactions before it (plus a slice and the turns
+ * themselves, which run whatever callbacks are due).
  */
 const MAX_OPEN_MS = 12;
 
