@@ -49,6 +49,12 @@ export interface CarrierReports {
   /** The message as the report leaves it (undefined when there is no such message). */
   messageStatus(tx: Tx, report: MessageReport): Promise<OutboundMessage | undefined>;
   inboundMessage(tx: Tx, message: InboundMessage): Promise<void>;
+  /**
+   * The network delivered the message to its recipient, which may be a number held on this platform: the
+   * `delivered` report and then the message's arrival there as inbound (`messageStatus`, then `inboundMessage` with
+   * the message as it was sent), in fewer round trips. The message as the report leaves it.
+   */
+  messageDelivered(tx: Tx, sid: string): Promise<OutboundMessage | undefined>;
 }
 
 /**

@@ -139,19 +139,15 @@ export class SandboxCarrier implements Carrier {
         const steps = job.payload.steps ?? this.plan(job.payload.planned ?? message!);
         const step = steps[index];
         await ctx.store.transaction(async (tx) => {
-          const reported = await reports.messageStatus(tx, { sid, ...step.report });
           // The network hands the message to its destination; when that number is held on this platform, the
           // domain stores it as inbound (and ignores any other number), so the carrier need not look it up too.
-          const delivered = step.report.status === 'delivered' ? (message ?? reported) : undefined;
-          if (delivered) {
-            await reports.inboundMessage(tx, {
-              from: delivered.from,
-              to: delivered.to,
-              body: delivered.body,
-              mediaUrls: delivered.mediaUrls,
-              channel: delivered.channel,
-              originSid: sid,
-            });
+          if (step.report.status !== 'delivered') await reports.messageStatus(tx, { sid, ...step.report });
+          else if (!message) await reports.messageDelivered(tx, sid);
+          else {
+            // A job of an earlier version, which carries the message as it was handed over.
+            await reports.messageStatus(tx, { sid, ...step.report });
+            const { from, to, body, mediaUrls, channel } = message;
+            await reports.inboundMessage(tx, { from, to, body, mediaUrls, channel, originSid: sid });
           }
           const next = steps[index + 1];
           const following: StepJob = message ? { message, steps, index: index + 1 } : { sid, steps, index: index + 1 };

@@ -8,7 +8,7 @@ import type {
   OutboundMessage,
   ScheduleWork,
 } from '../carrier/carrier.js';
-import type { Tx } from '../store/db.js';
+import type { Dialect, Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
 import { enqueueJob, jobRow } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
@@ -16,7 +16,7 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { insertMessage, messageBySid, transition } from './store.js';
+import { insertMessage, messageBySid, transition, transitionWithHolder, type Holder } from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
@@ -59,6 +59,7 @@ export class MessagePipeline implements CarrierReports {
   constructor(
     private readonly carrier: Carrier,
     private readonly events: MessageEvents,
+    private readonly dialect: Dialect,
   ) {}
 
   jobHandlers(): JobHandling[] {
@@ -168,17 +169,41 @@ export class MessagePipeline implements CarrierReports {
 
   /** The message's new row, when the report changed it. */
   private async applyReport(tx: Tx, report: MessageReport): Promise<MessageRow | undefined> {
-    const now = nowIso(tx.clock);
-    const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], {
-      status: report.status,
-      date_updated: now,
-      ...(report.status === 'sent'
-        ? { date_sent: now, price: report.price ?? null, price_unit: report.priceUnit ?? 'USD' }
-        : {}),
-      ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
-    });
+    const updated = await transition(tx.db, report.sid, REPORT_FROM[report.status], reportChange(tx, report));
     if (updated) await this.events.statusChanged(tx, updated);
     return updated;
+  }
+
+  /**
+   * The network delivered the message to its recipient: applies the `delivered` report, then, when the recipient's
+   * number is held on this platform, stores the message there as inbound (`inboundMessage`). On PostgreSQL the
+   * report's update reads the number's holder too, a round trip less a message. The message as the report leaves it.
+   */
+  async messageDelivered(tx: Tx, sid: string): Promise<OutboundMessage | undefined> {
+    const report = { sid, status: 'delivered' } as const;
+    let row: MessageRow | undefined;
+    /** The holder of the recipient's number, when the update read it (`holder` undefined: nobody holds it). */
+    let read: { holder: Holder | undefined } | undefined;
+    if (this.dialect === 'postgres') {
+      const delivered = await transitionWithHolder(tx.db, sid, REPORT_FROM.delivered, reportChange(tx, report));
+      if (delivered) {
+        ({ row } = delivered);
+        read = { holder: delivered.holder };
+        await this.events.statusChanged(tx, row);
+      }
+    } else {
+      row = await this.applyReport(tx, report);
+    }
+    // A report out of place changed nothing: the message as it is, delivered all the same.
+    row ??= await messageBySid(tx.db, sid);
+    if (!row) return undefined;
+    const message = outboundMessage(row);
+    const { from, to, body, mediaUrls, channel } = message;
+    const inbound = { from, to, body, mediaUrls, channel, originSid: sid };
+    if (!read) await this.inboundMessage(tx, inbound);
+    // The message itself is the origin that `inboundMessage` would read.
+    else if (read.holder) await this.receive(tx, read.holder, inbound, row);
+    return message;
   }
 
   /**
@@ -189,12 +214,30 @@ export class MessagePipeline implements CarrierReports {
     const number = await incomingNumber(tx.db, inbound.to);
     if (!number) return;
     const origin = inbound.originSid ? await messageBySid(tx.db, inbound.originSid) : undefined;
+    await this.receive(tx, number, inbound, origin);
+  }
+
+  /** `inboundMessage` once the holder of its number and the platform message it was sent as (if any) are known. */
+  private async receive(tx: Tx, number: Holder, inbound: InboundMessage, origin: MessageRow | undefined) {
     const row = inboundRow(number.account_sid, inbound, tx.clock.now());
     await insertMessage(tx.db, row);
     // A reply (or a proxy relay, which is sent as one) arriving at a number that answers with replies, or that
     // relays, would ping-pong forever: only first messages get a reply or a relay.
     await this.events.received(tx, row, number.sms_url, origin?.direction !== 'outbound-reply');
   }
+}
+
+/** The change a report makes to its message's row. */
+function reportChange(tx: Tx, report: MessageReport) {
+  const now = nowIso(tx.clock);
+  return {
+    status: report.status,
+    date_updated: now,
+    ...(report.status === 'sent'
+      ? { date_sent: now, price: report.price ?? null, price_unit: report.priceUnit ?? 'USD' }
+      : {}),
+    ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
+  };
 }
 
 /** What a carrier is handed of a stored outbound message. */

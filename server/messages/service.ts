@@ -83,7 +83,7 @@ export class MessageService {
     private readonly privateAddresses: PrivateAddressPolicy,
   ) {
     this.events = new MessageEvents(webhooks);
-    this.pipeline = new MessagePipeline(carrier, this.events);
+    this.pipeline = new MessagePipeline(carrier, this.events, store.dialect);
     webhooks.handleResponses(REPLY_HANDLER, (tx, response, context: ReplyContext) =>
       this.sendReplies(tx, response.body, response.contentType, context),
     );

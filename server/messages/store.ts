@@ -2,7 +2,7 @@
 // happens once even when two workers race for it.
 import { CompiledQuery, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
+import type { IncomingNumberRow, JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import { nameStatement } from '../store/named-statements.js';
@@ -180,6 +180,44 @@ export function transition(
   return extra?.sendAtAfter
     ? updateScheduledIn.first(db, sid, from, set, extra.sendAtAfter)
     : updateIn.first(db, sid, from, set);
+}
+
+/** Who holds a number on this platform, and where its inbound webhooks go (as numbers/store.ts reads it). */
+export type Holder = Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'>;
+
+// PostgreSQL only: SQLite has no update inside `with`.
+const updateInWithHolder = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
+  db
+    .with('updated', (db) =>
+      db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).returningAll(),
+    )
+    .selectFrom('updated')
+    .leftJoin('incoming_numbers', 'incoming_numbers.phone_number', 'updated.to_number')
+    .selectAll('updated')
+    .select([
+      'incoming_numbers.sid as holder_sid',
+      'incoming_numbers.account_sid as holder_account_sid',
+      'incoming_numbers.sms_url as holder_sms_url',
+    ]),
+);
+
+/**
+ * PostgreSQL: `transition`, and who holds the message's recipient number on this platform (undefined: nobody), read
+ * by the same statement: one round trip where the update and the read apart take two. Undefined when the message was
+ * not in one of `from`.
+ */
+export async function transitionWithHolder(
+  db: Tx['db'],
+  sid: string,
+  from: readonly MessageStatus[],
+  set: Change,
+): Promise<{ row: MessageRow; holder: Holder | undefined } | undefined> {
+  const found = await updateInWithHolder.first(db, sid, from, set);
+  if (!found) return undefined;
+  const { holder_sid, holder_account_sid, holder_sms_url, ...row } = found;
+  const holder =
+    holder_sid === null ? undefined : { sid: holder_sid, account_sid: holder_account_sid!, sms_url: holder_sms_url };
+  return { row, holder };
 }
 
 export async function deleteMessage(
