@@ -94,6 +94,12 @@ export interface Carrier {
    * than `notAfter`; null when no slot is free by then (nothing is reserved).
    */
   reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null>;
+  /**
+   * Set when `reserveSendSlot` paces each sending number by the platform's send slots (carrier/store.ts,
+   * takeSendSlot), one message per this many ms: on PostgreSQL the dispatch then takes the slot in the statement of
+   * its update to `sending` (messages/store.ts, takeSlotAndSend) instead of calling `reserveSendSlot`.
+   */
+  readonly sendSlotIntervalMs?: number;
   /** Hands a message to the network inside the transaction that marks it `sending`. */
   submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void>;
   /** The carrier's own background work, reporting into `reports`. */

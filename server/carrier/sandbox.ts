@@ -75,8 +75,12 @@ export class SandboxCarrier implements Carrier {
     return Promise.resolve({ rcs: isRcsCapable(to) });
   }
 
+  get sendSlotIntervalMs(): number {
+    return 1000 / this.config.sandboxMessagesPerSecond;
+  }
+
   reserveSendSlot(tx: Tx, from: string, notAfter: Date): Promise<Date | null> {
-    return takeSendSlot(tx, this.dialect, from, notAfter, 1000 / this.config.sandboxMessagesPerSecond);
+    return takeSendSlot(tx, this.dialect, from, notAfter, this.sendSlotIntervalMs);
   }
 
   async submitMessage(tx: Tx, message: OutboundMessage, schedule: ScheduleWork): Promise<void> {

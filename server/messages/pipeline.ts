@@ -16,7 +16,14 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { insertMessage, messageBySid, transition, transitionWithHolder, type Holder } from './store.js';
+import {
+  insertMessage,
+  messageBySid,
+  takeSlotAndSend,
+  transition,
+  transitionWithHolder,
+  type Holder,
+} from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
@@ -99,23 +106,38 @@ export class MessagePipeline implements CarrierReports {
       });
       return false;
     }
-    if (!job.slot) {
-      // Taken before the message is known to be still queued (its update to `sending` tells): a message canceled
-      // meanwhile holds its sender back one slot, rather than every message paying a read first.
-      const reserved = await this.carrier.reserveSendSlot(tx, from, new Date(expires));
-      const next = { sid: job.sid, from, expiresAt };
-      // No slot before it expires: come back when it does, to fail it then.
-      if (!reserved) return tryAgain(next, new Date(expires + 1));
-      // Against the clock read after the reservation: a free slot is that moment, later than the clock read before
-      // it by the round trips between, and is not a slot to wait for.
-      if (reserved.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: reserved.toISOString() }, reserved);
-    }
     let carriedOn = false;
     const carryOn: ScheduleWork = (tx, type, payload, runAt) => {
       carriedOn = true;
       return ctx.continueIn(tx, type, payload, runAt);
     };
-    return (await this.handOver(tx, job.sid, carryOn)) && carriedOn;
+    /** Hands the message over once marked `sending` (undefined: it was no longer queued). */
+    const handOverMarked = async (sending: MessageRow | undefined) => {
+      if (!sending) return false;
+      await this.handOver(tx, sending, carryOn);
+      return carriedOn;
+    };
+    if (job.slot) return handOverMarked(await this.markSending(tx, job.sid));
+    // The slot is taken before the message is known to be still queued (its update to `sending` tells): a message
+    // canceled meanwhile holds its sender back one slot, rather than every message paying a read first.
+    const next = { sid: job.sid, from, expiresAt };
+    const interval = this.carrier.sendSlotIntervalMs;
+    if (this.dialect === 'postgres' && interval !== undefined) {
+      // The slot, and the update to `sending` when the slot is free now, in one statement.
+      const now = nowIso(tx.clock);
+      const slot = { now, notAfter: expiresAt, intervalMs: interval };
+      const taken = await takeSlotAndSend(tx.db, job.sid, from, slot, now);
+      // No slot before it expires: come back when it does, to fail it then.
+      if (!taken.slot) return tryAgain(next, new Date(expires + 1));
+      if (taken.slot > now) return tryAgain({ ...next, slot: taken.slot }, new Date(taken.slot));
+      return handOverMarked(taken.sending);
+    }
+    const reserved = await this.carrier.reserveSendSlot(tx, from, new Date(expires));
+    if (!reserved) return tryAgain(next, new Date(expires + 1));
+    // Against the clock read after the reservation: a free slot is that moment, later than the clock read before
+    // it by the round trips between, and is not a slot to wait for.
+    if (reserved.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: reserved.toISOString() }, reserved);
+    return handOverMarked(await this.markSending(tx, job.sid));
   }
 
   /**
@@ -143,17 +165,16 @@ export class MessagePipeline implements CarrierReports {
     await enqueueJob(tx, DISPATCH_JOB, { ...dispatchOf(message), slot: slot.toISOString() }, { runAt: slot });
   }
 
-  /** Marks a queued message `sending` and hands it to the carrier, whose follow-up work `schedule` keeps; false when
-   * it was no longer queued. */
-  private async handOver(tx: Tx, sid: string, schedule: ScheduleWork): Promise<boolean> {
-    const sending = await transition(tx.db, sid, ['queued'], {
-      status: 'sending',
-      date_updated: nowIso(tx.clock),
-    });
-    if (!sending) return false;
+  /** Marks the message `sending` if it is still queued: its new row, or undefined. */
+  private markSending(tx: Tx, sid: string): Promise<MessageRow | undefined> {
+    return transition(tx.db, sid, ['queued'], { status: 'sending', date_updated: nowIso(tx.clock) });
+  }
+
+  /** Hands a message just marked `sending` to the carrier, whose follow-up work `schedule` keeps, with its status
+   * change's events. */
+  private async handOver(tx: Tx, sending: MessageRow, schedule: ScheduleWork): Promise<void> {
     await this.events.statusChanged(tx, sending);
     await this.submit(tx, sending, schedule);
-    return true;
   }
 
   /** Hands a `sending` message to the carrier, whose follow-up work `schedule` keeps. */

@@ -1,6 +1,6 @@
 // SQL of messages (SQLite and PostgreSQL alike). Status changes are conditional updates, so a transition
 // happens once even when two workers race for it.
-import { CompiledQuery, type Updateable } from 'kysely';
+import { CompiledQuery, sql, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
 import type { IncomingNumberRow, JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
@@ -218,6 +218,40 @@ export async function transitionWithHolder(
   const holder =
     holder_sid === null ? undefined : { sid: holder_sid, account_sid: holder_account_sid!, sms_url: holder_sms_url };
   return { row, holder };
+}
+
+// PostgreSQL only (a data-modifying WITH). Text compared byte by byte, as carrier_send_slot_take compares.
+const sendingAtFreeSlot = prepared(
+  (db, sid: string, from: string, now: string, notAfter: string, intervalMs: number, updated: string) => ({
+    compile: () =>
+      sql<MessageRow & { slot: string | null }>`
+        with slot as (select carrier_send_slot_take(${from}, ${now}, ${notAfter}, ${intervalMs}) as at),
+        sending as (
+          update messages set status = 'sending', date_updated = ${updated}
+          where sid = ${sid} and status = 'queued' and (select at from slot) collate "C" <= ${now}
+          returning *
+        )
+        select slot.at as slot, sending.* from slot left join sending on true`.compile(db),
+  }),
+);
+
+/**
+ * PostgreSQL: takes `from`'s next send slot, `intervalMs` after the one before and no later than `notAfter`
+ * (migration 028's carrier_send_slot_take, as carrier/store.ts takes it), and when that slot is `now`, marks the
+ * message `sending` if it is still queued: one round trip where the two statements apart take two. The slot (null:
+ * none before `notAfter`, nothing taken), and the message's new row when it was marked.
+ */
+export async function takeSlotAndSend(
+  db: Tx['db'],
+  sid: string,
+  from: string,
+  slot: { now: string; notAfter: string; intervalMs: number },
+  updated: string,
+): Promise<{ slot: string | null; sending: MessageRow | undefined }> {
+  const found = await sendingAtFreeSlot.first(db, sid, from, slot.now, slot.notAfter, slot.intervalMs, updated);
+  if (!found) throw new Error('carrier_send_slot_take answered no row');
+  const { slot: at, ...row } = found;
+  return { slot: at, sending: row.sid === null ? undefined : row };
 }
 
 export async function deleteMessage(
