@@ -52,7 +52,7 @@ export interface CarrierReports {
   /**
    * The network delivered the message to its recipient, which may be a number held on this platform: the
    * `delivered` report and then the message's arrival there as inbound (`messageStatus`, then `inboundMessage` with
-   * the message as it was sent), in fewer round trips. The message as the report leaves it.
+   * the message as the report leaves it), in fewer round trips. The message as the report leaves it.
    */
   messageDelivered(tx: Tx, sid: string): Promise<OutboundMessage | undefined>;
 }

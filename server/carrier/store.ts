@@ -34,7 +34,8 @@ const moveSlot = prepared((db, from: string, nextAt: string) =>
 /**
  * Takes the sender's next send slot, `intervalMs` apart from the one before: the later of now and the slot's row's
  * next free moment, or null (nothing taken) when that is after `notAfter`. The row is made if need be and held to the
- * end of the transaction.
+ * end of the transaction. (On PostgreSQL the dispatch takes it with its update to `sending` instead, by the same
+ * function: messages/store.ts, takeSlotAndSend.)
  */
 export async function takeSendSlot(tx: Tx, dialect: Dialect, from: string, notAfter: Date, intervalMs: number) {
   const now = tx.clock.now();

@@ -16,15 +16,8 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import {
-  insertMessage,
-  messageBySid,
-  takeSlotAndSend,
-  transition,
-  transitionWithHolder,
-  type Holder,
-} from './store.js';
-import { incomingNumber } from '../numbers/store.js';
+import { insertMessage, messageBySid, takeSlotAndSend, transition, transitionWithHolder } from './store.js';
+import { incomingNumber, type Holder } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
 interface DispatchJob {
@@ -125,12 +118,16 @@ export class MessagePipeline implements CarrierReports {
     if (this.dialect === 'postgres' && interval !== undefined) {
       // The slot, and the update to `sending` when the slot is free now, in one statement.
       const now = nowIso(tx.clock);
-      const slot = { now, notAfter: expiresAt, intervalMs: interval };
-      const taken = await takeSlotAndSend(tx.db, job.sid, from, slot, now);
+      const slot = { now, notAfter: new Date(expires).toISOString(), intervalMs: interval };
+      const taken = await takeSlotAndSend(tx.db, job.sid, from, slot);
       // No slot before it expires: come back when it does, to fail it then.
       if (!taken.slot) return tryAgain(next, new Date(expires + 1));
-      if (taken.slot > now) return tryAgain({ ...next, slot: taken.slot }, new Date(taken.slot));
-      return handOverMarked(taken.sending);
+      if (taken.slot <= now) return handOverMarked(taken.sending);
+      // Against the clock read after the statement, as below: a slot that came free during its round trip is not
+      // one to wait for.
+      const at = new Date(taken.slot);
+      if (at.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: taken.slot }, at);
+      return handOverMarked(await this.markSending(tx, job.sid));
     }
     const reserved = await this.carrier.reserveSendSlot(tx, from, new Date(expires));
     if (!reserved) return tryAgain(next, new Date(expires + 1));
@@ -202,28 +199,20 @@ export class MessagePipeline implements CarrierReports {
    */
   async messageDelivered(tx: Tx, sid: string): Promise<OutboundMessage | undefined> {
     const report = { sid, status: 'delivered' } as const;
-    let row: MessageRow | undefined;
-    /** The holder of the recipient's number, when the update read it (`holder` undefined: nobody holds it). */
-    let read: { holder: Holder | undefined } | undefined;
     if (this.dialect === 'postgres') {
       const delivered = await transitionWithHolder(tx.db, sid, REPORT_FROM.delivered, reportChange(tx, report));
       if (delivered) {
-        ({ row } = delivered);
-        read = { holder: delivered.holder };
+        const { row, holder } = delivered;
         await this.events.statusChanged(tx, row);
+        const message = outboundMessage(row);
+        // The message itself is the origin that `inboundMessage` would read.
+        if (holder) await this.receive(tx, holder, inboundOf(message), row);
+        return message;
       }
-    } else {
-      row = await this.applyReport(tx, report);
     }
-    // A report out of place changed nothing: the message as it is, delivered all the same.
-    row ??= await messageBySid(tx.db, sid);
-    if (!row) return undefined;
-    const message = outboundMessage(row);
-    const { from, to, body, mediaUrls, channel } = message;
-    const inbound = { from, to, body, mediaUrls, channel, originSid: sid };
-    if (!read) await this.inboundMessage(tx, inbound);
-    // The message itself is the origin that `inboundMessage` would read.
-    else if (read.holder) await this.receive(tx, read.holder, inbound, row);
+    // On SQLite, or a report out of place (which changed nothing: the message as it is, delivered all the same).
+    const message = await this.messageStatus(tx, report);
+    if (message) await this.inboundMessage(tx, inboundOf(message));
     return message;
   }
 
@@ -259,6 +248,12 @@ function reportChange(tx: Tx, report: MessageReport) {
       : {}),
     ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
   };
+}
+
+/** A message sent from this platform, as it arrives at its recipient. */
+function inboundOf(message: OutboundMessage): InboundMessage {
+  const { from, to, body, mediaUrls, channel } = message;
+  return { from, to, body, mediaUrls, channel, originSid: message.sid };
 }
 
 /** What a carrier is handed of a stored outbound message. */

@@ -2,7 +2,8 @@
 // happens once even when two workers race for it.
 import { CompiledQuery, sql, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { IncomingNumberRow, JobRow, MessageRow, MessageStatus } from '../store/schema.js';
+import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
+import type { Holder } from '../numbers/store.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
 import { nameStatement } from '../store/named-statements.js';
@@ -28,18 +29,15 @@ const selectOwned = prepared((db, accountSid: string, sid: string) =>
   db.selectFrom('messages').selectAll().where('sid', '=', sid).where('account_sid', '=', accountSid),
 );
 const selectBySid = prepared((db, sid: string) => db.selectFrom('messages').selectAll().where('sid', '=', sid));
+/** A message's change, only if it is in one of `from`. */
+const updateFrom = (db: Db, sid: string, from: readonly MessageStatus[], set: Change) =>
+  db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from);
 const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
-  db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).returningAll(),
+  updateFrom(db, sid, from, set).returningAll(),
 );
 const updateScheduledIn = prepared(
   (db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
-    db
-      .updateTable('messages')
-      .set(set)
-      .where('sid', '=', sid)
-      .where('status', 'in', from)
-      .where('send_at', '>', sendAtAfter)
-      .returningAll(),
+    updateFrom(db, sid, from, set).where('send_at', '>', sendAtAfter).returningAll(),
 );
 
 const selectQueuedCount = prepared((db, accountSid: string) =>
@@ -182,15 +180,10 @@ export function transition(
     : updateIn.first(db, sid, from, set);
 }
 
-/** Who holds a number on this platform, and where its inbound webhooks go (as numbers/store.ts reads it). */
-export type Holder = Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'>;
-
 // PostgreSQL only: SQLite has no update inside `with`.
 const updateInWithHolder = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
   db
-    .with('updated', (db) =>
-      db.updateTable('messages').set(set).where('sid', '=', sid).where('status', 'in', from).returningAll(),
-    )
+    .with('updated', () => updateFrom(db, sid, from, set).returningAll())
     .selectFrom('updated')
     .leftJoin('incoming_numbers', 'incoming_numbers.phone_number', 'updated.to_number')
     .selectAll('updated')
@@ -220,14 +213,18 @@ export async function transitionWithHolder(
   return { row, holder };
 }
 
-// PostgreSQL only (a data-modifying WITH). Text compared byte by byte, as carrier_send_slot_take compares.
+/** A row of `sendingAtFreeSlot`: the slot, and the message's columns, all null when it was not marked. */
+type SlotAndRow = { slot: string | null } & { [K in keyof MessageRow]: MessageRow[K] | null };
+
+// PostgreSQL only (a data-modifying WITH). The update is `transition`'s from queued to sending; the slot's text is
+// compared byte by byte, as carrier_send_slot_take compares it.
 const sendingAtFreeSlot = prepared(
-  (db, sid: string, from: string, now: string, notAfter: string, intervalMs: number, updated: string) => ({
+  (db, sid: string, from: string, now: string, notAfter: string, intervalMs: number) => ({
     compile: () =>
-      sql<MessageRow & { slot: string | null }>`
+      sql<SlotAndRow>`
         with slot as (select carrier_send_slot_take(${from}, ${now}, ${notAfter}, ${intervalMs}) as at),
         sending as (
-          update messages set status = 'sending', date_updated = ${updated}
+          update messages set status = 'sending', date_updated = ${now}
           where sid = ${sid} and status = 'queued' and (select at from slot) collate "C" <= ${now}
           returning *
         )
@@ -238,20 +235,19 @@ const sendingAtFreeSlot = prepared(
 /**
  * PostgreSQL: takes `from`'s next send slot, `intervalMs` after the one before and no later than `notAfter`
  * (migration 028's carrier_send_slot_take, as carrier/store.ts takes it), and when that slot is `now`, marks the
- * message `sending` if it is still queued: one round trip where the two statements apart take two. The slot (null:
- * none before `notAfter`, nothing taken), and the message's new row when it was marked.
+ * message `sending` (its `date_updated` now) if it is still queued: one round trip where the two statements apart
+ * take two. The slot (null: none before `notAfter`, nothing taken), and the message's new row when it was marked.
  */
 export async function takeSlotAndSend(
   db: Tx['db'],
   sid: string,
   from: string,
   slot: { now: string; notAfter: string; intervalMs: number },
-  updated: string,
 ): Promise<{ slot: string | null; sending: MessageRow | undefined }> {
-  const found = await sendingAtFreeSlot.first(db, sid, from, slot.now, slot.notAfter, slot.intervalMs, updated);
+  const found = await sendingAtFreeSlot.first(db, sid, from, slot.now, slot.notAfter, slot.intervalMs);
   if (!found) throw new Error('carrier_send_slot_take answered no row');
   const { slot: at, ...row } = found;
-  return { slot: at, sending: row.sid === null ? undefined : row };
+  return { slot: at, sending: row.sid === null ? undefined : (row as MessageRow) };
 }
 
 export async function deleteMessage(

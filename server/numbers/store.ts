@@ -11,11 +11,11 @@ const selectIncomingNumber = prepared((db, phoneNumber: string) =>
   db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber),
 );
 
+/** Who holds a number on this platform, and where its inbound webhooks go. */
+export type Holder = Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'>;
+
 /** The platform record of a number: who holds it and where its inbound webhooks go. */
-export function incomingNumber(
-  db: Conn,
-  phoneNumber: string,
-): Promise<Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'> | undefined> {
+export function incomingNumber(db: Conn, phoneNumber: string): Promise<Holder | undefined> {
   return selectIncomingNumber.first(db, phoneNumber);
 }
 

@@ -6,6 +6,7 @@ import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
 import { waitUntil } from '../support/wait.js';
 import { useReceiver } from '../support/webhook-receiver.js';
+import { TestClock } from '../support/clock.js';
 
 describe.each(ENGINES)('inbound messages (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_PIPELINE, contract: true });
@@ -139,5 +140,41 @@ describe.each(ENGINES)('inbound messages (%s)', (engine) => {
     expect(response.status).toBe(400);
     expect(error!.errors!.map((e) => e.field)).toEqual(['body']);
     expect(await inboundOf(bob.account, '+14155550123')).toEqual([]);
+  });
+});
+
+describe.each(ENGINES)('a delivered report out of place (%s)', (engine) => {
+  // The network's steps wait for the server's TestClock, so the message can be changed between two of them.
+  const clock = new TestClock();
+  const t = useTestServer({ engine, env: FAST_PIPELINE, clock });
+
+  it('leaves a message another report delivered as it is, and still brings it in at its held recipient', async () => {
+    const alice = await t.newAccount();
+    const bob = await t.newAccount();
+    const from = await giveNumber(t, alice);
+    const to = await giveNumber(t, bob);
+    const { data: sent } = await alice.client.POST('/v1/messages', { body: { from, to, body: 'Hi again' } });
+    clock.advance(Number(FAST_PIPELINE.SANDBOX_SENT_DELAY_MS));
+    await waitForStatus(alice.client, sent!.sid, 'sent');
+    // Another report got there first: the message is delivered when the network's delivered step runs.
+    const earlier = '2000-01-01T00:00:00.000Z';
+    const { db } = t.server.services.store;
+    await db
+      .updateTable('messages')
+      .set({ status: 'delivered', date_updated: earlier })
+      .where('sid', '=', sent!.sid)
+      .execute();
+    clock.advance(Number(FAST_PIPELINE.SANDBOX_DELIVERY_DELAY_MS));
+    const inboundAtBob = async () =>
+      (await bob.client.GET('/v1/messages', { params: { query: { direction: 'inbound', from } } })).data!.data;
+    const [inbound] = await waitUntil(async () => (await inboundAtBob()).length === 1 && inboundAtBob());
+    expect(inbound).toMatchObject({ account_sid: bob.sid, from, to, body: 'Hi again', status: 'received' });
+    const { data: message } = await alice.client.GET('/v1/messages/{sid}', { params: { path: { sid: sent!.sid } } });
+    expect(message).toMatchObject({ status: 'delivered', date_updated: earlier });
+    // The network's job ended with that step.
+    await waitUntil(async () => {
+      const jobs = await db.selectFrom('jobs').select('id').where('payload', 'like', `%${sent!.sid}%`).execute();
+      return jobs.length === 0;
+    });
   });
 });
