@@ -113,28 +113,39 @@ export class MessagePipeline implements CarrierReports {
     if (job.slot) return handOverMarked(await this.markSending(tx, job.sid));
     // The slot is taken before the message is known to be still queued (its update to `sending` tells): a message
     // canceled meanwhile holds its sender back one slot, rather than every message paying a read first.
+    const { slot, marked } = await this.takeSlot(tx, job.sid, from, expires);
     const next = { sid: job.sid, from, expiresAt };
-    const interval = this.carrier.sendSlotIntervalMs;
-    if (this.dialect === 'postgres' && interval !== undefined) {
-      // The slot, and the update to `sending` when the slot is free now, in one statement.
-      const now = nowIso(tx.clock);
-      const slot = { now, notAfter: new Date(expires).toISOString(), intervalMs: interval };
-      const taken = await takeSlotAndSend(tx.db, job.sid, from, slot);
-      // No slot before it expires: come back when it does, to fail it then.
-      if (!taken.slot) return tryAgain(next, new Date(expires + 1));
-      if (taken.slot <= now) return handOverMarked(taken.sending);
-      // Against the clock read after the statement, as below: a slot that came free during its round trip is not
-      // one to wait for.
-      const at = new Date(taken.slot);
-      if (at.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: taken.slot }, at);
-      return handOverMarked(await this.markSending(tx, job.sid));
-    }
-    const reserved = await this.carrier.reserveSendSlot(tx, from, new Date(expires));
-    if (!reserved) return tryAgain(next, new Date(expires + 1));
+    // No slot before it expires: come back when it does, to fail it then.
+    if (!slot) return tryAgain(next, new Date(expires + 1));
     // Against the clock read after the reservation: a free slot is that moment, later than the clock read before
     // it by the round trips between, and is not a slot to wait for.
-    if (reserved.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: reserved.toISOString() }, reserved);
-    return handOverMarked(await this.markSending(tx, job.sid));
+    if (slot.getTime() > tx.clock.now()) return tryAgain({ ...next, slot: slot.toISOString() }, slot);
+    return handOverMarked(marked ? marked.sending : await this.markSending(tx, job.sid));
+  }
+
+  /**
+   * The sender's next send slot, no later than `expires` (null: none, nothing taken). On PostgreSQL, with a carrier
+   * that paces by the platform's send slots, the statement that takes it also marks the message `sending` when the
+   * slot is now: `marked` then holds the message's new row (undefined: it was no longer queued).
+   */
+  private async takeSlot(
+    tx: Tx,
+    sid: string,
+    from: string,
+    expires: number,
+  ): Promise<{ slot: Date | null; marked?: { sending: MessageRow | undefined } }> {
+    const interval = this.carrier.sendSlotIntervalMs;
+    if (this.dialect !== 'postgres' || interval === undefined)
+      return { slot: await this.carrier.reserveSendSlot(tx, from, new Date(expires)) };
+    const now = nowIso(tx.clock);
+    const taken = await takeSlotAndSend(tx.db, sid, from, {
+      now,
+      notAfter: new Date(expires).toISOString(),
+      intervalMs: interval,
+    });
+    if (!taken.slot) return { slot: null };
+    const slot = new Date(taken.slot);
+    return taken.slot <= now ? { slot, marked: { sending: taken.sending } } : { slot };
   }
 
   /**
@@ -210,9 +221,13 @@ export class MessagePipeline implements CarrierReports {
         return message;
       }
     }
-    // On SQLite, or a report out of place (which changed nothing: the message as it is, delivered all the same).
-    const message = await this.messageStatus(tx, report);
-    if (message) await this.inboundMessage(tx, inboundOf(message));
+    // On PostgreSQL the update above found the report out of place.
+    const updated = this.dialect === 'postgres' ? undefined : await this.applyReport(tx, report);
+    // A report out of place changed nothing: the message as it is, delivered all the same.
+    const row = updated ?? (await messageBySid(tx.db, sid));
+    if (!row) return undefined;
+    const message = outboundMessage(row);
+    await this.inboundMessage(tx, inboundOf(message));
     return message;
   }
 
