@@ -50,7 +50,7 @@ function dispatchOf(message: MessageRow): DispatchJob {
   return { sid: message.sid, from: message.from_number, expiresAt: message.expires_at };
 }
 
-/** The row of the job `enqueueDispatch` adds, for a send written in one statement (messages/store.ts, sendAlone). */
+/** The row of the job `enqueueDispatch` adds, for a send written in one statement (messages/store.ts, sendBatch). */
 export function dispatchJobRow(message: MessageRow, runAt: Date | undefined, now: number) {
   return jobRow(DISPATCH_JOB, dispatchOf(message), { runAt }, now);
 }

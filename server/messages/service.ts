@@ -21,6 +21,7 @@ import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
 import { createdRange } from '../http/instant.js';
 import { Savepoint } from '../store/savepoint.js';
+import { SendBatches } from './send-batches.js';
 
 const MAX_SCHEDULE_AHEAD_MS = 35 * 24 * 3600 * 1000;
 const DEFAULT_VALIDITY_PERIOD = 14400;
@@ -71,6 +72,7 @@ export interface InboundInput {
 export class MessageService {
   readonly events: MessageEvents;
   readonly pipeline: MessagePipeline;
+  private readonly sends: SendBatches;
 
   constructor(
     private readonly store: Store,
@@ -84,6 +86,7 @@ export class MessageService {
   ) {
     this.events = new MessageEvents(webhooks);
     this.pipeline = new MessagePipeline(carrier, this.events, store.dialect);
+    this.sends = new SendBatches(store, maxQueued);
     webhooks.handleResponses(REPLY_HANDLER, (tx, response, context: ReplyContext) =>
       this.sendReplies(tx, response.body, response.contentType, context),
     );
@@ -129,7 +132,7 @@ export class MessageService {
     const dispatchNow = options.dispatchNow && !sendAt;
     const alone = !options.tx && !options.recorder && !dispatchNow && !options.trustedFrom;
     if (alone && this.store.dialect === 'postgres' && row.direction === 'outbound-api') {
-      await this.sendAlone(row, sendAt);
+      await this.sendInBatch(row, sendAt);
       return view;
     }
 
@@ -183,12 +186,13 @@ export class MessageService {
   /**
    * PostgreSQL, an API send with nothing else to write in its transaction (no Idempotency-Key, whose answer is
    * recorded in the transaction of the work): the checks and writes of the transaction path in one autocommitted
-   * statement, so the connection is not held across the event loop's turns between six round trips.
+   * statement, so the connection is not held across the event loop's turns between six round trips, and written
+   * with the other sends that arrive while the statement before is in flight (send-batches.ts).
    */
-  private async sendAlone(row: MessageRow, sendAt: Date | undefined): Promise<void> {
+  private async sendInBatch(row: MessageRow, sendAt: Date | undefined): Promise<void> {
     const now = Date.parse(row.date_created);
     const job = dispatchJobRow(row, sendAt, now);
-    const outcome = await messages.sendAlone(this.store.db, row, job, this.maxQueued);
+    const outcome = await this.sends.send({ message: row, job });
     if (outcome === 'from_number_not_owned') throw errors.fromNumberNotOwned(row.from_number);
     if (outcome === 'message_queue_full') throw errors.messageQueueFull(this.maxQueued);
     jobCommitted(this.store.signals, job, now);

@@ -67,7 +67,7 @@ export async function roomInQueue(db: Conn, dialect: Dialect, accountSid: string
   return Boolean((await admitQueued.first(db, accountSid, quota))?.admitted);
 }
 
-/** The columns of a message row and of a job row, each with its PostgreSQL type (see sendAlone). */
+/** The columns of a message row and of a job row, each with its PostgreSQL type (see sendBatch). */
 const MESSAGE_TYPES: Record<keyof MessageRow, string> = {
   sid: 'text',
   account_sid: 'text',
@@ -108,51 +108,70 @@ const JOB_TYPES: Record<keyof NewJob, string> = {
 const MESSAGE_COLUMNS = Object.keys(MESSAGE_TYPES) as (keyof MessageRow)[];
 const JOB_COLUMNS = Object.keys(JOB_TYPES) as (keyof NewJob)[];
 
-// $1 the sending number, $2 the account, $3 the quota, then the job's columns and the message's. An insert's
-// `select` does not take its parameters' types from the columns, as `values` does: each is cast.
-const SEND_ALONE = (() => {
-  let n = 3;
-  const values = (types: Record<string, string>) =>
-    Object.values(types)
-      .map((type) => `$${++n}::${type}`)
-      .join(', ');
+// $1 the quota, then one array a column: the jobs' columns and the messages' (an array's elements take its type).
+// `input` numbers the sends in their order; each is owned (its account holds its sending number) or not, and of an
+// account's owned sends the first ones are admitted, as many as message_queue_admit_many (migration 031) answers.
+// The inserts go in the sends' order, so that jobs of one ordering key run in it.
+const SEND_BATCH = (() => {
+  const job = JOB_COLUMNS.map((column) => `j_${column}`);
+  const message = MESSAGE_COLUMNS.map((column) => `m_${column}`);
+  const types = [...Object.values(JOB_TYPES), ...Object.values(MESSAGE_TYPES)];
+  const arrays = types.map((type, i) => `$${i + 2}::${type}[]`).join(', ');
   return `
-    with owned as (
-      select exists (select 1 from incoming_numbers where phone_number = $1 and account_sid = $2) as owned
-    ), admitted as (
-      select message_queue_admit($2, $3) as admitted from owned where owned
+    with input as materialized (
+      select * from unnest(${arrays}) with ordinality as i (${[...job, ...message].join(', ')}, ord)
+    ), owned as materialized (
+      select i.ord, i.m_account_sid as account from input i
+      where exists (
+        select 1 from incoming_numbers n where n.phone_number = i.m_from_number and n.account_sid = i.m_account_sid
+      )
+    ), admission as materialized (
+      select a.account, a.admitted
+      from (select array_agg(account order by account) as accounts, array_agg(n order by account) as wanted
+            from (select account, count(*)::integer as n from owned group by account) w) g
+      cross join lateral message_queue_admit_many(g.accounts, g.wanted, $1) a
+    ), admitted as materialized (
+      select o.ord
+      from (select ord, account, row_number() over (partition by account order by ord) as rank from owned) o
+      join admission a on a.account = o.account where o.rank <= a.admitted
     ), job as (
-      insert into jobs (${JOB_COLUMNS.join(', ')}) select ${values(JOB_TYPES)} from admitted where admitted
+      insert into jobs (${JOB_COLUMNS.join(', ')})
+      select ${job.join(', ')} from input join admitted using (ord) order by ord
     ), message as (
-      insert into messages (${MESSAGE_COLUMNS.join(', ')}) select ${values(MESSAGE_TYPES)} from admitted where admitted
+      insert into messages (${MESSAGE_COLUMNS.join(', ')})
+      select ${message.join(', ')} from input join admitted using (ord) order by ord
     )
-    select (select owned from owned) as owned, (select admitted from admitted) as admitted`;
+    select o.ord is not null as owned, a.ord is not null as admitted
+    from input i left join owned o using (ord) left join admitted a using (ord) order by i.ord`;
 })();
 
-nameStatement(SEND_ALONE);
+nameStatement(SEND_BATCH);
 
-/** What `sendAlone` did: wrote the message and its job, or why it wrote nothing. */
-export type SentAlone = 'sent' | 'from_number_not_owned' | 'message_queue_full';
+/** What `sendBatch` did with one send: wrote the message and its job, or why it wrote nothing. */
+export type SendOutcome = 'sent' | 'from_number_not_owned' | 'message_queue_full';
+
+/** A message as an API send queues it, with its dispatch job. */
+export interface Send {
+  message: MessageRow;
+  job: NewJob;
+}
 
 /**
- * PostgreSQL: an API send in one statement, autocommitted (one round trip instead of six): the check that the
- * account holds the sending number, the admission under `quota` (migration 022's function, whose advisory lock lasts
- * exactly this statement's transaction), the message's dispatch job and the message. All of it or nothing, with the
- * reason.
+ * PostgreSQL: API sends in one statement, autocommitted (one round trip and one commit for all of them): for each, the
+ * check that its account holds the sending number, the admission under `quota` (migration 031's function, whose
+ * advisory locks last exactly this statement's transaction), the message's dispatch job and the message. Each send is
+ * all of it or nothing, with the reason, in the order given.
  */
-export async function sendAlone(db: Db, message: MessageRow, job: NewJob, quota: number): Promise<SentAlone> {
+export async function sendBatch(db: Db, sends: readonly Send[], quota: number): Promise<SendOutcome[]> {
   const parameters = [
-    message.from_number,
-    message.account_sid,
     quota,
-    ...JOB_COLUMNS.map((column) => job[column]),
-    ...MESSAGE_COLUMNS.map((column) => message[column]),
+    ...JOB_COLUMNS.map((column) => sends.map((send) => send.job[column])),
+    ...MESSAGE_COLUMNS.map((column) => sends.map((send) => send.message[column])),
   ];
-  const { rows } = await db.executeQuery<{ owned: boolean; admitted: boolean | null }>(
-    CompiledQuery.raw(SEND_ALONE, parameters),
+  const { rows } = await db.executeQuery<{ owned: boolean; admitted: boolean }>(
+    CompiledQuery.raw(SEND_BATCH, parameters),
   );
-  if (!rows[0]?.owned) return 'from_number_not_owned';
-  return rows[0].admitted ? 'sent' : 'message_queue_full';
+  return rows.map((row) => (!row.owned ? 'from_number_not_owned' : row.admitted ? 'sent' : 'message_queue_full'));
 }
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {

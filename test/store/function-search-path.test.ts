@@ -21,6 +21,7 @@ describe.runIf(ENGINES.includes('postgres'))('functions of the schema (postgres)
       'carrier_send_slot_take',
       'job_held',
       'message_queue_admit',
+      'message_queue_admit_many',
       'message_queue_count',
       'number_holdings_bump',
       'number_pool_version',

@@ -7,35 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
+import { holdNumber } from '../support/numbers.js';
 
 const BEFORE_026 = '025_number_holdings_version';
-
-async function holdNumber(store: Store, accountSid: string, phoneNumber: string): Promise<void> {
-  const now = new Date().toISOString();
-  await sql`insert into accounts (sid, name, webhook_secret, date_created, date_updated)
-    values (${accountSid}, ${accountSid}, 'unused', ${now}, ${now}) on conflict (sid) do nothing`.execute(store.db);
-  await store.db
-    .insertInto('incoming_numbers')
-    .values({
-      sid: `PN${phoneNumber.slice(1)}`,
-      account_sid: accountSid,
-      phone_number: phoneNumber,
-      friendly_name: phoneNumber,
-      sms_url: null,
-      sms_method: 'POST',
-      voice_url: null,
-      voice_method: 'POST',
-      status_callback: null,
-      capabilities: JSON.stringify({ voice: true, sms: true, mms: true }),
-      iso_country: 'US',
-      number_type: 'local',
-      address_sid: null,
-      address_requirements: 'none',
-      date_created: now,
-      date_updated: now,
-    })
-    .execute();
-}
 
 const versions = async (store: Store) =>
   (

@@ -1,13 +1,17 @@
 // PostgreSQL's admission of a message to an account's queue (migration 022, roomInQueue): far from the quota a send
-// does not wait for the account's sends in flight; near it, it waits for them to commit and counts them.
+// does not wait for the account's sends in flight; near it, it waits for them to commit and counts them. Several sends
+// of one account in one statement (migration 031, sendBatch) always wait for them.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
-import { roomInQueue } from '../../server/messages/store.js';
+import { roomInQueue, sendBatch } from '../../server/messages/store.js';
 import { ENGINES } from '../support/server.js';
 import { freshDatabase } from '../support/database.js';
+import { holdNumber } from '../support/numbers.js';
+import { apiSend } from '../support/messaging.js';
 
 const ACCOUNT = 'ACqueueadmission';
+const FROM = '+14155550101';
 
 describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages (postgres)', () => {
   let dispose: () => Promise<void> = () => Promise.resolve();
@@ -25,11 +29,15 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     return { store, connections: Number(rows[0].max_connections) };
   }
 
+  /** Transaction B: whether the account has room for one more message. */
+  const room = (store: Store, quota: number) => () =>
+    store.transaction((tx) => roomInQueue(tx.db, 'postgres', ACCOUNT, quota));
+
   /**
    * Transaction A is admitted and counts one more message (as the insert's trigger does), then stays open until
-   * `commitA` is called; meanwhile transaction B asks. Returns B's answer and whether it came before A committed.
+   * `commitA` is called; meanwhile B asks (`ask`). Returns B's answer and whether it came before A committed.
    */
-  async function askWhileOneInFlight(store: Store, quota: number) {
+  async function askWhileOneInFlight<T>(store: Store, quota: number, ask: () => Promise<T>) {
     let commitA!: () => void;
     const aMayCommit = new Promise<void>((resolve) => (commitA = resolve));
     let aAdmitted!: () => void;
@@ -44,10 +52,9 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     });
     await aIsIn;
     let answeredBeforeCommit = false;
-    const b = store.transaction(async (tx) => {
-      const room = await roomInQueue(tx.db, 'postgres', ACCOUNT, quota);
+    const b = ask().then((answer) => {
       answeredBeforeCommit = !aCommitted;
-      return room;
+      return answer;
     });
     let aCommitted = false;
     // B has had time to answer, or to wait for A, before A commits.
@@ -61,16 +68,42 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
   it('near the quota, a send waits for the one in flight to commit, then counts it and is refused', async () => {
     const { store } = await storeWith(8);
     // Room for one: A takes it; B must not take it too.
-    expect(await askWhileOneInFlight(store, 9)).toEqual({ room: false, answeredBeforeCommit: false });
+    expect(await askWhileOneInFlight(store, 9, room(store, 9))).toEqual({ room: false, answeredBeforeCommit: false });
   });
 
   it('near the quota, a send with room left after the one in flight is admitted once it commits', async () => {
     const { store } = await storeWith(8);
-    expect(await askWhileOneInFlight(store, 10)).toEqual({ room: true, answeredBeforeCommit: false });
+    expect(await askWhileOneInFlight(store, 10, room(store, 10))).toEqual({ room: true, answeredBeforeCommit: false });
   });
 
   it('far from the quota (count plus max_connections within it), a send does not wait for one in flight', async () => {
     const { store, connections } = await storeWith(8);
-    expect(await askWhileOneInFlight(store, 8 + 1 + connections)).toEqual({ room: true, answeredBeforeCommit: true });
+    expect(await askWhileOneInFlight(store, 8 + 1 + connections, room(store, 8 + 1 + connections))).toEqual({
+      room: true,
+      answeredBeforeCommit: true,
+    });
+  });
+
+  it('several sends of the account in one statement wait for the one in flight, even far from the quota', async () => {
+    const { store, connections } = await storeWith(8);
+    await holdNumber(store, ACCOUNT, FROM);
+    const sends = [apiSend(ACCOUNT, FROM), apiSend(ACCOUNT, FROM), apiSend(ACCOUNT, FROM)];
+    // Far from the quota, as one send alone counts it: the statement waits all the same, and is admitted whole.
+    const far = 8 + 1 + 3 + connections;
+    expect(await askWhileOneInFlight(store, far, () => sendBatch(store.db, sends, far))).toEqual({
+      room: ['sent', 'sent', 'sent'],
+      answeredBeforeCommit: false,
+    });
+  });
+
+  it('near the quota, several sends of the account in one statement are admitted as far as the room left', async () => {
+    const { store } = await storeWith(8);
+    await holdNumber(store, ACCOUNT, FROM);
+    const sends = [apiSend(ACCOUNT, FROM), apiSend(ACCOUNT, FROM), apiSend(ACCOUNT, FROM)];
+    // Room for three: the one in flight takes one, the statement two.
+    expect(await askWhileOneInFlight(store, 11, () => sendBatch(store.db, sends, 11))).toEqual({
+      room: ['sent', 'sent', 'message_queue_full'],
+      answeredBeforeCommit: false,
+    });
   });
 });

@@ -1,5 +1,8 @@
 // Gives a test account a phone number the way a user gets one: search the inventory, provision the first free one.
+// Or, for tests below the API, straight into the store.
 import { createTelephonyClient } from '../../client/index.js';
+import { sql } from 'kysely';
+import type { Store } from '../../server/store/db.js';
 import type { TestAccount, TestServer } from './server.js';
 
 /** Provisions a US local number for the account (with an sms_url when given) and returns it, E.164. */
@@ -30,4 +33,32 @@ export async function giveNumber(
 export async function accountWithNumber(t: TestServer): Promise<{ account: TestAccount; from: string }> {
   const account = await t.newAccount();
   return { account, from: await giveNumber(t, account) };
+}
+
+/** Straight into the store (for tests below the API): the account, made when missing, holds the number. */
+export async function holdNumber(store: Store, accountSid: string, phoneNumber: string): Promise<void> {
+  const now = new Date().toISOString();
+  await sql`insert into accounts (sid, name, webhook_secret, date_created, date_updated)
+    values (${accountSid}, ${accountSid}, 'unused', ${now}, ${now}) on conflict (sid) do nothing`.execute(store.db);
+  await store.db
+    .insertInto('incoming_numbers')
+    .values({
+      sid: `PN${phoneNumber.slice(1)}`,
+      account_sid: accountSid,
+      phone_number: phoneNumber,
+      friendly_name: phoneNumber,
+      sms_url: null,
+      sms_method: 'POST',
+      voice_url: null,
+      voice_method: 'POST',
+      status_callback: null,
+      capabilities: JSON.stringify({ voice: true, sms: true, mms: true }),
+      iso_country: 'US',
+      number_type: 'local',
+      address_sid: null,
+      address_requirements: 'none',
+      date_created: now,
+      date_updated: now,
+    })
+    .execute();
 }

@@ -31,6 +31,7 @@ import * as functionSearchPaths from './027_function_search_paths.js';
 import * as pipelineOnPostgres from './028_pipeline_on_postgres.js';
 import * as jobHeld from './029_job_held.js';
 import * as verificationSendMinutes from './030_verification_send_minutes.js';
+import * as queueAdmissionBatches from './031_queue_admission_batches.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -71,6 +72,7 @@ const MIGRATIONS: [string, Up][] = [
   ['028_pipeline_on_postgres', pipelineOnPostgres.up],
   ['029_job_held', jobHeld.up],
   ['030_verification_send_minutes', verificationSendMinutes.up],
+  ['031_queue_admission_batches', queueAdmissionBatches.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
