@@ -2,7 +2,8 @@
 // arrive meanwhile wait, and the next statement writes all of them (at most MAX_BATCH) as soon as it ends. At a low
 // rate each send goes alone at once; under load the sends share a round trip, an event-loop wake-up, a commit and its
 // log flush, which is most of what a send costs (docs/performance.md, "Sends written together"). SQLite's sends are
-// already gathered by its group commit (store/sqlite/group-commit.ts).
+// already gathered by its group commit (store/sqlite/group-commit.ts). A statement that waits (sends of an account
+// near its quota wait for that account's sends in flight to commit) holds back the sends behind it, of every account.
 import type { Store } from '../store/db.js';
 import { sendBatch, type Send, type SendOutcome } from './store.js';
 

@@ -111,7 +111,10 @@ const JOB_COLUMNS = Object.keys(JOB_TYPES) as (keyof NewJob)[];
 // $1 the quota, then one array a column: the jobs' columns and the messages' (an array's elements take its type).
 // `input` numbers the sends in their order; each is owned (its account holds its sending number) or not, and of an
 // account's owned sends the first ones are admitted, as many as message_queue_admit_many (migration 031) answers.
-// The inserts go in the sends' order, so that jobs of one ordering key run in it.
+// The jobs go in the sends' order, so that jobs of one ordering key run in it. The messages go in the order of their
+// accounts, as the function takes their locks: each insert's trigger holds its account's count row of this
+// connection's stripe to the commit, and two statements on connections of one stripe that took those rows in two
+// orders would wait for each other.
 const SEND_BATCH = (() => {
   const job = JOB_COLUMNS.map((column) => `j_${column}`);
   const message = MESSAGE_COLUMNS.map((column) => `m_${column}`);
@@ -139,7 +142,7 @@ const SEND_BATCH = (() => {
       select ${job.join(', ')} from input join admitted using (ord) order by ord
     ), message as (
       insert into messages (${MESSAGE_COLUMNS.join(', ')})
-      select ${message.join(', ')} from input join admitted using (ord) order by ord
+      select ${message.join(', ')} from input join admitted using (ord) order by m_account_sid, ord
     )
     select o.ord is not null as owned, a.ord is not null as admitted
     from input i left join owned o using (ord) left join admitted a using (ord) order by i.ord`;
@@ -171,6 +174,7 @@ export async function sendBatch(db: Db, sends: readonly Send[], quota: number): 
   const { rows } = await db.executeQuery<{ owned: boolean; admitted: boolean }>(
     CompiledQuery.raw(SEND_BATCH, parameters),
   );
+  if (rows.length !== sends.length) throw new Error(`a batch of ${sends.length} sends answered ${rows.length} rows`);
   return rows.map((row) => (!row.owned ? 'from_number_not_owned' : row.admitted ? 'sent' : 'message_queue_full'));
 }
 

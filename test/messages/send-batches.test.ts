@@ -1,9 +1,10 @@
 // PostgreSQL: the API sends written together (messages/send-batches.ts, sendBatch in messages/store.ts). Each send of
 // a statement has its own answer and is written whole or not at all; the sends that arrive while a statement is in
 // flight go in the next one; a statement's fault fails every send it carried and writes none of them.
-import { sql } from 'kysely';
+import pg from 'pg';
+import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../server/store/db.js';
+import type { Db, Store } from '../../server/store/db.js';
 import { sendBatch } from '../../server/messages/store.js';
 import { SendBatches } from '../../server/messages/send-batches.js';
 import { ENGINES } from '../support/server.js';
@@ -37,8 +38,11 @@ describe.runIf(ENGINES.includes('postgres'))('API sends written together (postgr
   let dispose: () => Promise<void> = () => Promise.resolve();
   afterEach(() => dispose());
 
+  let database: ReturnType<typeof freshDatabase>;
+
   async function store(): Promise<Store> {
     const db = freshDatabase('postgres');
+    database = db;
     dispose = () => db.dispose();
     const opened = await db.open();
     await holdNumber(opened, 'ACbatchmine', MINE);
@@ -101,5 +105,56 @@ describe.runIf(ENGINES.includes('postgres'))('API sends written together (postgr
     expect(second.reason).toMatchObject({ code: '23505' });
     expect((await written(s)).map((row) => row.sid)).toEqual([first.message.sid, blocker.message.sid]);
     expect(await jobSids(s)).toEqual([first.message.sid, blocker.message.sid]);
+  });
+
+  it('two statements on connections of one count stripe, with accounts in opposite orders, both write', async () => {
+    const s = await store();
+    await holdNumber(s, 'ACbatchthird', '+14155550103');
+    const connections: pg.Client[] = [];
+    try {
+      // Connections until two count on one stripe (1 + backend pid % 32, migration 022), and one more.
+      const byStripe = new Map<number, pg.Client>();
+      let pair: [pg.Client, pg.Client] | undefined;
+      let stripe = 0;
+      while (!pair) {
+        const client = new pg.Client({ connectionString: database.url!, options: `-c search_path=${database.schema}` });
+        await client.connect();
+        connections.push(client);
+        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+        stripe = 1 + (rows[0].pid % 32);
+        const other = byStripe.get(stripe);
+        if (other) pair = [other, client];
+        else byStripe.set(stripe, client);
+      }
+      const holder = connections.find((client) => !pair.includes(client))!;
+      // The holder keeps the third account's count row of that stripe while both statements reach it. Inserted in
+      // their sends' order, the first would hold mine's row and the second theirs', and each would then wait for
+      // the other's.
+      await holder.query('begin');
+      await holder.query('insert into message_queue_counts (account_sid, stripe, queued) values ($1, $2, 0)', [
+        'ACbatchthird',
+        stripe,
+      ]);
+      const on = (client: pg.Client) =>
+        ({
+          executeQuery: async (query: CompiledQuery) => client.query(query.sql, [...query.parameters]),
+        }) as unknown as Db;
+      const first = sendBatch(
+        on(pair[0]),
+        [send('ACbatchmine', MINE), send('ACbatchthird', '+14155550103'), send('ACbatchtheirs', THEIRS)],
+        100,
+      );
+      const second = sendBatch(
+        on(pair[1]),
+        [send('ACbatchtheirs', THEIRS), send('ACbatchthird', '+14155550103'), send('ACbatchmine', MINE)],
+        100,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query('commit');
+      expect(await Promise.all([first, second])).toEqual([Array(3).fill('sent'), Array(3).fill('sent')]);
+      expect((await written(s)).length).toBe(6);
+    } finally {
+      await Promise.all(connections.map((client) => client.end()));
+    }
   });
 });

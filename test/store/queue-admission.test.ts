@@ -13,6 +13,12 @@ import { apiSend } from '../support/messaging.js';
 const ACCOUNT = 'ACqueueadmission';
 const FROM = '+14155550101';
 
+/** Counts `queued` more messages of the account on a row of `stripe`, as the inserts' trigger does. */
+const count = (db: Store['db'], stripe: number, queued: number) =>
+  sql`insert into message_queue_counts (account_sid, stripe, queued) values (${ACCOUNT}, ${stripe}, ${queued})`.execute(
+    db,
+  );
+
 describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages (postgres)', () => {
   let dispose: () => Promise<void> = () => Promise.resolve();
   afterEach(() => dispose());
@@ -22,9 +28,7 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
-    await sql`insert into message_queue_counts (account_sid, stripe, queued) values (${ACCOUNT}, 3, ${queued})`.execute(
-      store.db,
-    );
+    await count(store.db, 98, queued);
     const { rows } = await sql<{ max_connections: string }>`show max_connections`.execute(store.db);
     return { store, connections: Number(rows[0].max_connections) };
   }
@@ -34,19 +38,26 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     store.transaction((tx) => roomInQueue(tx.db, 'postgres', ACCOUNT, quota));
 
   /**
-   * Transaction A is admitted and counts one more message (as the insert's trigger does), then stays open until
-   * `commitA` is called; meanwhile B asks (`ask`). Returns B's answer and whether it came before A committed.
+   * Transaction A is admitted and counts `adds` more messages (as the inserts' trigger does; one alone, as a send
+   * does, or several under the account's exclusive lock, as a statement of several sends does), then stays open
+   * until `commitA` is called; meanwhile B asks (`ask`). Returns B's answer and whether it came before A committed.
    */
-  async function askWhileOneInFlight<T>(store: Store, quota: number, ask: () => Promise<T>) {
+  async function askWhileOneInFlight<T>(store: Store, quota: number, ask: () => Promise<T>, adds = 1) {
     let commitA!: () => void;
     const aMayCommit = new Promise<void>((resolve) => (commitA = resolve));
     let aAdmitted!: () => void;
     const aIsIn = new Promise<void>((resolve) => (aAdmitted = resolve));
     const a = store.transaction(async (tx) => {
-      expect(await roomInQueue(tx.db, 'postgres', ACCOUNT, quota)).toBe(true);
-      await sql`insert into message_queue_counts (account_sid, stripe, queued) values (${ACCOUNT}, 7, 1)`.execute(
-        tx.db,
-      );
+      if (adds === 1) expect(await roomInQueue(tx.db, 'postgres', ACCOUNT, quota)).toBe(true);
+      else {
+        const { rows } = await sql<{ admitted: number }>`
+          select admitted from message_queue_admit_many(array[${ACCOUNT}], array[${adds}::integer], ${quota})`.execute(
+          tx.db,
+        );
+        expect(rows).toEqual([{ admitted: adds }]);
+      }
+      // A stripe no connection counts on (1 to 32), so that only the admission's lock can make B wait for A.
+      await count(tx.db, 99, adds);
       aAdmitted();
       await aMayCommit;
     });
@@ -103,6 +114,16 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     // Room for three: the one in flight takes one, the statement two.
     expect(await askWhileOneInFlight(store, 11, () => sendBatch(store.db, sends, 11))).toEqual({
       room: ['sent', 'sent', 'message_queue_full'],
+      answeredBeforeCommit: false,
+    });
+  });
+
+  it('a send far from the quota behind several sends of the account in flight is admitted with room left', async () => {
+    const { store, connections } = await storeWith(8);
+    // Far from the quota when B asks (8 + max_connections within it); 11 after A's three: no longer far, but room.
+    const quota = 8 + connections + 2;
+    expect(await askWhileOneInFlight(store, quota, room(store, quota), 3)).toEqual({
+      room: true,
       answeredBeforeCommit: false,
     });
   });

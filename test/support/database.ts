@@ -15,6 +15,9 @@ export function freshDatabase(engine: Engine) {
   return {
     /** SQLite: the folder of the database file. */
     dataDir,
+    /** PostgreSQL: the database's URL and the test's schema in it, for a test's own connections. */
+    url,
+    schema,
     /**
      * `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock);
      * `serverSecret`: for migration 009 to seal the webhook secrets of accounts made before it.
