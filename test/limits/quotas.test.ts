@@ -139,4 +139,19 @@ describe.each(ENGINES)('the quota of queued messages per account (%s)', (engine)
     const otherFrom = await giveNumber(t, other);
     expect((await send(other.client, otherFrom)).response.status).toBe(201);
   });
+
+  it('queues exactly the quota of each of three accounts sending twenty messages each at once', async () => {
+    // On PostgreSQL sends that arrive together share a statement (messages/send-batches.ts), several of an account.
+    const accounts = [t.account, await t.newAccount('second'), await t.newAccount('third')];
+    const numbers = await Promise.all(accounts.map((account) => giveNumber(t, account)));
+    const sent = await Promise.all(
+      accounts.flatMap((account, i) => Array.from({ length: 20 }, () => send(account.client, numbers[i]))),
+    );
+    for (let i = 0; i < accounts.length; i++) {
+      const answers = sent.slice(i * 20, (i + 1) * 20).map((r) => r.error?.code ?? r.response.status);
+      expect(answers.filter((answer) => answer === 201).length).toBe(QUOTA);
+      expect(answers.filter((answer) => answer !== 201)).toEqual(Array(20 - QUOTA).fill('message_queue_full'));
+      expect(await queuedCount(accounts[i].client)).toBe(QUOTA);
+    }
+  });
 });
