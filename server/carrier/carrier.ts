@@ -44,6 +44,12 @@ export interface InboundMessage {
   originSid?: string;
 }
 
+/** A message sent from this platform, as it arrives at its recipient. */
+export function inboundOf(message: OutboundMessage): InboundMessage {
+  const { from, to, body, mediaUrls, channel } = message;
+  return { from, to, body, mediaUrls, channel, originSid: message.sid };
+}
+
 /** Where a carrier reports what happens on the network; each call runs inside the carrier's own transaction. */
 export interface CarrierReports {
   /** The message as the report leaves it (undefined when there is no such message). */

@@ -4,13 +4,14 @@
 import type { Config } from '../config.js';
 import type { Dialect, Tx } from '../store/db.js';
 import { defineJob, type JobHandling } from '../jobs/job.js';
-import type {
-  Carrier,
-  CarrierReports,
-  DestinationCapabilities,
-  MessageReport,
-  OutboundMessage,
-  ScheduleWork,
+import {
+  inboundOf,
+  type Carrier,
+  type CarrierReports,
+  type DestinationCapabilities,
+  type MessageReport,
+  type OutboundMessage,
+  type ScheduleWork,
 } from './carrier.js';
 import { isRcsCapable, outcomeFor } from './sandbox-numbers.js';
 import { PRICE_UNIT, messagePrice } from './sandbox-prices.js';
@@ -150,8 +151,7 @@ export class SandboxCarrier implements Carrier {
           else {
             // A job of an earlier version, which carries the message as it was handed over.
             await reports.messageStatus(tx, { sid, ...step.report });
-            const { from, to, body, mediaUrls, channel } = message;
-            await reports.inboundMessage(tx, { from, to, body, mediaUrls, channel, originSid: sid });
+            await reports.inboundMessage(tx, inboundOf(message));
           }
           const next = steps[index + 1];
           const following: StepJob = message ? { message, steps, index: index + 1 } : { sid, steps, index: index + 1 };

@@ -1,12 +1,13 @@
 // The outbound pipeline after acceptance: the dispatch job (schedule, validity, pacing, hand-over to the carrier)
 // and the carrier's reports (status changes, inbound arrivals). Every step is one transaction with its job.
-import type {
-  Carrier,
-  CarrierReports,
-  InboundMessage,
-  MessageReport,
-  OutboundMessage,
-  ScheduleWork,
+import {
+  inboundOf,
+  type Carrier,
+  type CarrierReports,
+  type InboundMessage,
+  type MessageReport,
+  type OutboundMessage,
+  type ScheduleWork,
 } from '../carrier/carrier.js';
 import type { Dialect, Tx } from '../store/db.js';
 import type { MessageRow, MessageStatus } from '../store/schema.js';
@@ -263,12 +264,6 @@ function reportChange(tx: Tx, report: MessageReport) {
       : {}),
     ...(report.errorCode ? { error_code: report.errorCode, error_message: report.errorMessage ?? null } : {}),
   };
-}
-
-/** A message sent from this platform, as it arrives at its recipient. */
-function inboundOf(message: OutboundMessage): InboundMessage {
-  const { from, to, body, mediaUrls, channel } = message;
-  return { from, to, body, mediaUrls, channel, originSid: message.sid };
 }
 
 /** What a carrier is handed of a stored outbound message. */
