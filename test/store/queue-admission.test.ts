@@ -1,6 +1,7 @@
 // PostgreSQL's admission of a message to an account's queue (migration 022, roomInQueue): far from the quota a send
 // does not wait for the account's sends in flight; near it, it waits for them to commit and counts them. Several sends
 // of one account in one statement (migration 031, sendBatch) always wait for them.
+import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
@@ -24,13 +25,19 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
   afterEach(() => dispose());
 
   /** A store whose account has `queued` messages counted (the rows the triggers keep), and max_connections. */
-  async function storeWith(queued: number): Promise<{ store: Store; connections: number }> {
+  async function storeWith(queued: number) {
     const db = freshDatabase('postgres');
     dispose = () => db.dispose();
     const store = await db.open();
     await count(store.db, 98, queued);
     const { rows } = await sql<{ max_connections: string }>`show max_connections`.execute(store.db);
-    return { store, connections: Number(rows[0].max_connections) };
+    /** A connection of its own to the test's schema, each statement committed alone. */
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: db.url!, options: `-c search_path=${db.schema}` });
+      await client.connect();
+      return client;
+    };
+    return { store, connections: Number(rows[0].max_connections), connect };
   }
 
   /** Transaction B: whether the account has room for one more message. */
@@ -126,5 +133,44 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
       room: true,
       answeredBeforeCommit: false,
     });
+  });
+
+  it('a send whose count passes "far from the quota" between its read and its lock is counted exactly', async () => {
+    const { connections, connect } = await storeWith(0);
+    // One connection moves the count between far (a send's first read) and not far, but with room (its read under
+    // the shared lock), committing each time; four others ask, as fast as they can. The count never reaches the quota.
+    const quota = 10 * connections;
+    const [far, near] = [quota - connections - 50, quota - connections + 50];
+    const clients = await Promise.all(Array.from({ length: 5 }, connect));
+    const [mover, ...askers] = clients;
+    try {
+      await mover.query('insert into message_queue_counts (account_sid, stripe, queued) values ($1, 97, $2)', [
+        ACCOUNT,
+        far,
+      ]);
+      const until = Date.now() + 1500;
+      const moving = (async () => {
+        while (Date.now() < until)
+          await mover.query(
+            `update message_queue_counts set queued = case when queued = $2::bigint then $3::bigint else $2::bigint end
+             where account_sid = $1 and stripe = 97`,
+            [ACCOUNT, far, near],
+          );
+      })();
+      const answers = { admitted: 0, refused: 0 };
+      await Promise.all(
+        askers.map(async (client) => {
+          while (Date.now() < until) {
+            const { rows } = await client.query('select message_queue_admit($1, $2) as room', [ACCOUNT, quota]);
+            answers[rows[0].room ? 'admitted' : 'refused']++;
+          }
+        }),
+      );
+      await moving;
+      expect(answers.admitted).toBeGreaterThan(1000);
+      expect(answers.refused).toBe(0);
+    } finally {
+      await Promise.all(clients.map((client) => client.end()));
+    }
   });
 });

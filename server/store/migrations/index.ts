@@ -32,6 +32,7 @@ import * as pipelineOnPostgres from './028_pipeline_on_postgres.js';
 import * as jobHeld from './029_job_held.js';
 import * as verificationSendMinutes from './030_verification_send_minutes.js';
 import * as queueAdmissionBatches from './031_queue_admission_batches.js';
+import * as queueAdmissionRecount from './032_queue_admission_recount.js';
 
 /** What a migration may need beyond the database. */
 export interface MigrationContext {
@@ -73,6 +74,7 @@ const MIGRATIONS: [string, Up][] = [
   ['029_job_held', jobHeld.up],
   ['030_verification_send_minutes', verificationSendMinutes.up],
   ['031_queue_admission_batches', queueAdmissionBatches.up],
+  ['032_queue_admission_recount', queueAdmissionRecount.up],
 ];
 
 export function migrationsFor(dialect: Dialect, context: MigrationContext = {}): Record<string, Migration> {
