@@ -161,8 +161,12 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     busy: () => crowdedWithin(BUSY_WINDOW_MS),
     maxYieldMs: MAX_YIELD_MS,
   };
-  const { claimTimer } = services.metrics.counters;
-  const worker = new JobWorker(store, jobHandlers(services), logger, { ...background, onClaim: claimTimer('jobs') });
+  const { claimTimer, jobGroup } = services.metrics.counters;
+  const worker = new JobWorker(store, jobHandlers(services), logger, {
+    ...background,
+    onClaim: claimTimer('jobs'),
+    onGroup: jobGroup,
+  });
   const webhookDelivery = services.webhooks.deliveryLoop({
     ...background,
     workerId: worker.workerId,

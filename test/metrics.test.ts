@@ -92,6 +92,32 @@ describe.each(ENGINES)('domain metrics (%s)', (engine) => {
     expect(samples.get('queue_claim_duration_seconds_count{queue="webhooks"}')).toBeGreaterThan(0);
   });
 
+  it('counts the groups of job transactions by outcome: on PostgreSQL only, none failed', async () => {
+    const { account, from } = await accountWithNumber(t);
+    const delivered = (s: Map<string, number>) => s.get('messages{status="delivered",direction="outbound-api"}') ?? 0;
+    const before = delivered(await scrape(t.url));
+    // Twenty sends at once: their dispatch jobs, and the network's reports after them, are claimed several at a time.
+    const sent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        account.client.POST('/v1/messages', { body: { from, to: `+1415555${String(1000 + i)}`, body: 'hi' } }),
+      ),
+    );
+    expect(sent.map((s) => s.response.status)).toEqual(Array(20).fill(201));
+    const samples = await waitUntil(
+      async () => {
+        const s = await scrape(t.url);
+        return delivered(s) === before + 20 && s;
+      },
+      20_000,
+      'the twenty messages delivered',
+    );
+    // A series counted nothing yet is not printed.
+    const committed = samples.get('job_groups_total{outcome="committed"}') ?? 0;
+    if (engine === 'postgres') expect(committed).toBeGreaterThan(0);
+    else expect(committed).toBe(0);
+    expect(samples.get('job_groups_total{outcome="failed"}') ?? 0).toBe(0);
+  });
+
   it('counts calls by status', async () => {
     const { account, from } = await accountWithNumber(t);
     const { response } = await account.client.POST('/v1/calls', {

@@ -53,7 +53,8 @@ interface StepJob {
   index: number;
 }
 
-const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message');
+// Grouped: each report is one transaction of a few statements, and nothing outside it.
+const SANDBOX_MESSAGE_JOB = defineJob<StepJob>('sandbox.message', { grouped: true });
 
 export class SandboxCarrier implements Carrier {
   readonly name = 'sandbox';
@@ -143,7 +144,7 @@ export class SandboxCarrier implements Carrier {
         const sid = job.payload.sid ?? message!.sid;
         const steps = job.payload.steps ?? this.plan(job.payload.planned ?? message!);
         const step = steps[index];
-        await ctx.store.transaction(async (tx) => {
+        await ctx.transaction(async (tx) => {
           // The network hands the message to its destination; when that number is held on this platform, the
           // domain stores it as inbound (and ignores any other number), so the carrier need not look it up too.
           if (step.report.status !== 'delivered') await reports.messageStatus(tx, { sid, ...step.report });

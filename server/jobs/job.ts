@@ -8,6 +8,8 @@ import type { JobContext } from './worker.js';
  */
 export interface JobType<P> {
   readonly kind: string;
+  /** See JobOptions. */
+  readonly grouped: boolean;
   /** This kind with its handler, for the worker; the handler gets the payload typed as it was enqueued. */
   handle(handler: (job: Job<P>, ctx: JobContext) => Promise<void>): JobHandling;
 }
@@ -15,13 +17,25 @@ export interface JobType<P> {
 /** A kind of job bound to its handler, as the worker runs it. */
 export interface JobHandling {
   readonly kind: string;
+  readonly grouped: boolean;
   run(job: Job, ctx: JobContext): Promise<void>;
 }
 
-export function defineJob<P>(kind: string): JobType<P> {
+export interface JobOptions {
+  /**
+   * On PostgreSQL, the jobs of this kind claimed together run their transactions as one (see TransactionGroup):
+   * the handler's work is one `ctx.transaction`, with no effect outside it before it ends, since a group that fails
+   * runs the handler again alone. For the hot steps of the pipeline, which are each a few statements.
+   */
+  grouped?: boolean;
+}
+
+export function defineJob<P>(kind: string, options: JobOptions = {}): JobType<P> {
+  const grouped = options.grouped ?? false;
   return {
     kind,
+    grouped,
     // The one place a payload's type is taken on trust: every enqueue of this kind was checked against `P`.
-    handle: (handler) => ({ kind, run: (job, ctx) => handler(job as Job<P>, ctx) }),
+    handle: (handler) => ({ kind, grouped, run: (job, ctx) => handler(job as Job<P>, ctx) }),
   };
 }

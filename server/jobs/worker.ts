@@ -6,9 +6,22 @@ import { claimJobs, continueJobIn, finishJob, finishJobIn, holdJob, releaseJobs,
 import { ClaimLoop, claimedTooOften, type ClaimLoopOptions } from './claim-loop.js';
 import type { JobHandling, JobType } from './job.js';
 import { dateIn } from '../clock.js';
+import { GroupFailed, type GroupMember } from '../store/transaction-group.js';
+
+/** A claimed job, with its share of the claim's group of transactions when it has one. */
+interface Claimed {
+  job: Job;
+  member?: GroupMember;
+}
 
 export interface JobContext {
   store: Store;
+  /**
+   * The job's transaction. For a job of a grouped kind (JobOptions.grouped) claimed with others of such kinds on
+   * PostgreSQL, it is shared with theirs and commits with them; when that group fails, the handler is run again
+   * alone. Otherwise, and for a second call, `store.transaction`.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Finish the job inside the handler's own transaction, so its effect and its completion commit together. */
   finishIn(tx: Tx): Promise<void>;
   /**
@@ -42,13 +55,15 @@ export type WorkerOptions = Omit<ClaimLoopOptions, 'name' | 'wake'> & {
   workerId?: string;
   /** JOB_MAX_CLAIMS: claims without an outcome before a job is marked dead (see Claim). */
   maxClaims?: number;
+  /** Told how each group of job transactions ended (PostgreSQL), for /metrics. */
+  onGroup?: (committed: boolean) => void;
 };
 
 /** Runs the jobs table: the claim loop over due jobs, each through the handler of its kind. */
 export class JobWorker {
   readonly workerId: string;
   private readonly leaseMs: number;
-  private readonly loop: ClaimLoop<Job>;
+  private readonly loop: ClaimLoop<Claimed>;
   private readonly handlers = new Map<string, JobHandling>();
 
   constructor(
@@ -62,28 +77,51 @@ export class JobWorker {
       this.handlers.set(job.kind, job);
     }
     this.workerId = options.workerId ?? `w-${randomBytes(6).toString('hex')}`;
-    const leaseMs = options.leaseMs ?? 60_000;
-    this.leaseMs = leaseMs;
-    this.loop = new ClaimLoop<Job>(
-      async (limit) => {
-        const claimed = await claimJobs(this.store.db, this.store.dialect, {
-          workerId: this.workerId,
-          limit,
-          leaseMs,
-          now: this.store.clock.now(),
-          maxClaims: options.maxClaims,
-        });
-        const live = claimed.filter((job) => !job.dead);
-        if (live.length === claimed.length) return claimed;
-        // Marked dead by this very claim, so logged once, by this instance only.
-        for (const job of claimed.filter((j) => j.dead))
-          logger.error({ jobId: job.id, kind: job.kind, reason: claimedTooOften(job.claims) }, 'job dead');
-        return live;
-      },
-      (job) => this.runOne(job),
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.maxClaims = options.maxClaims;
+    this.onGroup = options.onGroup;
+    this.loop = new ClaimLoop<Claimed>(
+      async (limit) => this.inGroups(await this.claim(limit)),
+      (claimed) => this.runOne(claimed),
       logger,
       { ...options, name: 'job worker', wake: { emitter: store.signals, event: 'jobs' satisfies QueueSignal } },
     );
+  }
+
+  private readonly maxClaims: number | undefined;
+  private readonly onGroup: WorkerOptions['onGroup'];
+
+  private async claim(limit: number): Promise<Job[]> {
+    const claimed = await claimJobs(this.store.db, this.store.dialect, {
+      workerId: this.workerId,
+      limit,
+      leaseMs: this.leaseMs,
+      now: this.store.clock.now(),
+      maxClaims: this.maxClaims,
+    });
+    const live = claimed.filter((job) => !job.dead);
+    if (live.length === claimed.length) return claimed;
+    // Marked dead by this very claim, so logged once, by this instance only.
+    for (const job of claimed.filter((j) => j.dead))
+      this.logger.error({ jobId: job.id, kind: job.kind, reason: claimedTooOften(job.claims) }, 'job dead');
+    return live;
+  }
+
+  /**
+   * The jobs of one claim, those of grouped kinds in a group of transactions when there are several (PostgreSQL).
+   * A group failure is logged once here; its members run again alone.
+   */
+  private inGroups(jobs: Job[]): Claimed[] {
+    const grouped = jobs.filter((job) => this.handlers.get(job.kind)?.grouped);
+    const group = grouped.length > 1 ? this.store.transactionGroup(grouped.length) : null;
+    if (!group) return jobs.map((job) => ({ job }));
+    void group.outcome.then((outcome) => {
+      this.onGroup?.(outcome.committed);
+      if (!outcome.committed)
+        this.logger.info({ err: outcome.cause, jobs: grouped.length }, 'job group did not commit; its jobs run alone');
+    });
+    const members = group.members();
+    return jobs.map((job) => ({ job, member: this.handlers.get(job.kind)?.grouped ? members.pop() : undefined }));
   }
 
   /** Jobs running at once at most (the window). */
@@ -114,11 +152,24 @@ export class JobWorker {
     if (released) this.logger.warn({ released }, 'job worker: released the jobs still running at shutdown');
   }
 
-  private async runOne(job: Job): Promise<void> {
+  /** Runs a claimed job: in its group first, if it has one, and alone when the group did not commit. */
+  private async runOne({ job, member }: Claimed): Promise<void> {
+    if (member) {
+      try {
+        return await this.runIn(job, member);
+      } catch (err) {
+        if (!(err instanceof GroupFailed)) throw err;
+      }
+    }
+    return this.runIn(job, undefined);
+  }
+
+  private async runIn(job: Job, member: GroupMember | undefined): Promise<void> {
     const handler = this.handlers.get(job.kind);
     let finished = false;
     const ctx: JobContext = {
       store: this.store,
+      transaction: member ? (fn) => member.transaction(fn) : (fn) => this.store.transaction(fn),
       finishIn: async (tx) => {
         finished = true;
         if (!(await finishJobIn(tx, this.store.dialect, job, this.workerId)))
@@ -137,9 +188,15 @@ export class JobWorker {
     };
     try {
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);
-      await handler.run(job, ctx);
+      try {
+        await handler.run(job, ctx);
+      } finally {
+        member?.done();
+      }
       if (!finished) await finishJob(this.store.db, job, this.workerId);
     } catch (err) {
+      // Nothing of it was written: its caller runs it again alone.
+      if (err instanceof GroupFailed) throw err;
       const delay = err instanceof RetryLater ? err.delayMs : backoffMs(job.attempts);
       this.logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts }, 'job failed; retrying later');
       const error = String((err as Error)?.message ?? err);

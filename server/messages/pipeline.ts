@@ -31,7 +31,9 @@ interface DispatchJob {
   slot?: string;
 }
 
-const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch');
+// Grouped: a dispatch is one transaction of a few statements, and nothing outside it (the carrier's own work is a job
+// it schedules).
+const DISPATCH_JOB = defineJob<DispatchJob>('message.dispatch', { grouped: true });
 
 /** Which statuses a report may follow: a report that arrives out of place changes nothing. */
 const REPORT_FROM: Record<MessageReport['status'], readonly MessageStatus[]> = {
@@ -68,7 +70,7 @@ export class MessagePipeline implements CarrierReports {
   }
 
   private async dispatch(job: DispatchJob, ctx: JobContext): Promise<void> {
-    await ctx.store.transaction(async (tx) => {
+    await ctx.transaction(async (tx) => {
       if (!(await this.dispatchQueued(tx, job, ctx))) await ctx.finishIn(tx);
     });
   }

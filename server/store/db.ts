@@ -14,6 +14,7 @@ import { ENDED_TRANSACTION, GroupCommit, type StatementGate } from './sqlite/gro
 import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
 import { systemClock, type Clock } from '../clock.js';
+import { TransactionGroup, type PostgresHandles } from './transaction-group.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -35,6 +36,11 @@ export interface Tx {
   signals: EventEmitter;
   /** The app instance's clock (the store's), for the time the transaction's writes record. */
   clock: Clock;
+  /**
+   * PostgreSQL: this transaction is shared with other jobs' (a TransactionGroup), whose statements interleave with its
+   * own: a savepoint would undo theirs too, and is refused (which runs each member again alone).
+   */
+  shared?: true;
 }
 
 /** The events of Store.signals: a queue's work became due now. */
@@ -89,6 +95,8 @@ export class Store {
     },
     /** The app instance's clock: services and transactions read the current time from it. */
     readonly clock: Clock = systemClock,
+    /** PostgreSQL: what its groups of transactions run on. */
+    private readonly postgres?: PostgresHandles,
   ) {
     registerConnection(db, dialect, sqlite?.reader);
     if (!sqlite) {
@@ -146,6 +154,14 @@ export class Store {
     });
     for (const hook of hooks) hook();
     return result;
+  }
+
+  /**
+   * PostgreSQL: a group of `size` transactions that run as one and commit together (transaction-group.ts), for work
+   * claimed together. Null on SQLite, whose group commit gathers every transaction already.
+   */
+  transactionGroup(size: number): TransactionGroup | null {
+    return this.postgres ? new TransactionGroup(this, this.postgres, size) : null;
   }
 
   async ping(): Promise<void> {
@@ -358,8 +374,10 @@ async function openPostgres(
     client.on('error', broken);
     useNamedStatements(client);
   });
-  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
-  return new Store(db, 'postgres', schema, undefined, clock);
+  const dialect = new OwnSchemaPostgresDialect({ pool });
+  const db = new Kysely<Database>({ dialect });
+  const props = { config: { dialect }, dialect, driver: dialect.createDriver() };
+  return new Store(db, 'postgres', schema, undefined, clock, { pool, props });
 }
 
 /** Drops a PostgreSQL schema made for a test. */

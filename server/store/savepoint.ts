@@ -33,6 +33,7 @@ export class Savepoint {
    * transaction aborted, which the caller must not take for the step's refusal and commit past.
    */
   async errorOf(tx: Tx, run: (tx: Tx) => Promise<unknown>): Promise<{ err: unknown } | undefined> {
+    if (tx.shared) throw new Error('a savepoint in a group of transactions: each runs again alone');
     await this.open.run(tx.db);
     let failed: { err: unknown } | undefined;
     try {

@@ -30,6 +30,8 @@ export interface Counters {
   rateLimitRefused: () => void;
   /** What records how long one claim of `queue` took (seconds). */
   claimTimer: (queue: QueueName) => (seconds: number) => void;
+  /** A group of job transactions ended (PostgreSQL: see store/transaction-group.ts), committed or not. */
+  jobGroup: (committed: boolean) => void;
 }
 
 export interface Metrics {
@@ -102,8 +104,18 @@ function domainCounters(registry: Registry): Counters {
     jobs: claims.labels('jobs'),
     webhooks: claims.labels('webhooks'),
   };
+  const groups = new Counter({
+    name: 'job_groups_total',
+    help:
+      'PostgreSQL: groups of job transactions run as one by this instance, by outcome (committed; failed, after ' +
+      'which each of its jobs ran alone).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const byOutcome = { committed: groups.labels('committed'), failed: groups.labels('failed') };
   return {
     webhookAttempt: (result) => byResult[result].inc(),
+    jobGroup: (committed) => byOutcome[committed ? 'committed' : 'failed'].inc(),
     rateLimitRefused: () => refusals.inc(),
     claimTimer: (queue) => {
       const series = byQueue[queue];
