@@ -25,7 +25,9 @@ export interface JobOptions {
   /**
    * On PostgreSQL, the jobs of this kind claimed together run their transactions as one (see TransactionGroup):
    * the handler's work is one `ctx.transaction`, with no effect outside it before it ends, since a group that fails
-   * runs the handler again alone. For the hot steps of the pipeline, which are each a few statements.
+   * runs the handler again alone. It must not wait for anything outside the group either (another transaction, the
+   * network): the group holds every member's locks until the last member is done, and a wait on one of them from
+   * outside would never end. For the hot steps of the pipeline, which are each a few statements.
    */
   grouped?: boolean;
 }

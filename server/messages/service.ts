@@ -139,8 +139,11 @@ export class MessageService {
     const refusable = row.direction === 'outbound-api' || options.refuseWhenQueueFull;
     // SQLite runs one transaction at a time: admitted before anything is written, so a refusal leaves nothing to undo.
     // PostgreSQL admits after the send slot's row lock (see below): a refusal in the caller's transaction is undone
-    // under a savepoint.
-    const admitFirst = refusable && this.store.dialect === 'sqlite';
+    // under a savepoint. Except in a transaction shared by a group of jobs (a relay sent by a delivered report), where
+    // a savepoint would undo the other jobs' statements too: admitted first there. Near the quota, where the
+    // admission waits for the account's sends in flight, that order can deadlock with a send that holds the slot
+    // first; PostgreSQL then ends one of them, and the group's jobs run again alone.
+    const admitFirst = refusable && (this.store.dialect === 'sqlite' || options.tx?.shared === true);
     const admit = async (tx: Tx) => {
       // Exact under concurrent sends (see roomInQueue); a message inserted `sending` is refused as one queued would
       // be, when the queue is full without it. Replies to inbound messages are not refused (they answer traffic the

@@ -51,7 +51,6 @@ export class TransactionGroup {
   /** Members not yet done. */
   private waiting: number;
   private failure: { cause: unknown } | null = null;
-  private readonly hooks: (() => void)[] = [];
   private connection: Promise<{ client: pg.PoolClient; db: Transaction<Database> }> | null = null;
   private settle!: (outcome: GroupOutcome) => void;
   /** How the group ended: once every member is done, committed or not. */
@@ -84,12 +83,13 @@ export class TransactionGroup {
       transaction: async (fn) => {
         if (ran || done) return this.store.transaction(fn);
         ran = true;
+        const hooks: (() => void)[] = [];
         let result: Awaited<ReturnType<typeof fn>> | undefined;
         try {
           const { db } = await this.connect();
           const tx: Tx = {
             db,
-            afterCommit: (hook) => this.hooks.push(hook),
+            afterCommit: (hook) => hooks.push(hook),
             signals: this.store.signals,
             clock: this.store.clock,
             shared: true,
@@ -102,6 +102,8 @@ export class TransactionGroup {
         }
         const outcome = await this.outcome;
         if (!outcome.committed) throw new GroupFailed(outcome.cause);
+        // As Store.transaction: once committed, in the member's own call (a hook that throws fails that call only).
+        for (const hook of hooks) hook();
         return result!;
       },
       done: finish,
@@ -146,7 +148,6 @@ export class TransactionGroup {
       client?.release(broken);
     }
     this.settle(outcome);
-    if (outcome.committed) for (const hook of this.hooks) hook();
   }
 }
 

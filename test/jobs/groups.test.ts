@@ -105,6 +105,8 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
     // Each job but 3 written once, each in a transaction of its own (the group's writes were rolled back).
     expect(rows.map((row) => row.n)).toEqual([1, 2, 4, 5, 6, 103]);
     expect(new Set(rows.filter((row) => row.n < 100).map((row) => row.txid)).size).toBe(5);
+    // Each first ran in the group, whose statements were all answered before job 3's insert failed.
+    expect(numbers(runs.filter((run) => run.shared))).toEqual([1, 2, 3, 4, 5, 6]);
     expect(numbers(runs.filter((run) => !run.shared))).toEqual([1, 2, 3, 4, 5, 6]);
     // Job 3 failed alone, as it would have without the group: retried later, its one claim counted once.
     const left = await store.db.selectFrom('jobs').select(['attempts', 'last_error', 'payload']).execute();
