@@ -214,15 +214,24 @@ export async function measurePipeline(
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
       : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ` +
         verdict(allCompleted && rate >= TARGET.pipelineRate);
+  const groups = postgres ? await jobGroups(target.url) : '';
   const lines = [
     `| end-to-end${label}: ${PIPELINE_RATE} msg/s offered for ${PIPELINE_SECONDS} s from ${pool.length} numbers; ` +
       `${accepted} accepted (${refused} refused, accepting took ${((acceptEnded - started) / 1000).toFixed(1)} s); ` +
       `${completed} delivered with all 3 callbacks (${callbacks} callbacks), ` +
       `completing at **${rate.toFixed(0)} msg/s** over ${windowSeconds.toFixed(1)} s; ` +
       `accepted → last callback p50 ${at(0.5)} ms, p99 ${at(0.99)} ms (sandbox step delays included)${cpu}; ` +
-      `server event loop late by ${loopFigures(loop)}; ${pipelineTarget} | | | | | |`,
+      `server event loop late by ${loopFigures(loop)}${groups}; ${pipelineTarget} | | | | | |`,
   ];
   return { lines, rate };
+}
+
+/** PostgreSQL: how the server's groups of job transactions ended (job_groups_total on /metrics). */
+async function jobGroups(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = (outcome: string) =>
+    Number(text.match(new RegExp(`^job_groups_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+  return `; job groups: ${count('committed')} committed, ${count('failed')} failed`;
 }
 
 // With BENCH_DATABASE_URL, the default POST and pipeline again on PostgreSQL (a fresh schema each), beside SQLite's.

@@ -25,14 +25,28 @@ export class EndedAttempts {
   private async flush(): Promise<void> {
     const batch = this.batch;
     this.batch = [];
+    const ended = batch.map((w) => w.ended);
     try {
-      const released = await releaseRecordingAttempts(
-        this.db,
-        batch.map((w) => w.ended),
-      );
+      let released: Set<string>;
+      for (let tries = 1; ; tries++) {
+        try {
+          released = await releaseRecordingAttempts(this.db, ended);
+          break;
+        } catch (err) {
+          // The statement is its own transaction, rolled back whole by a deadlock: written again. One is possible
+          // against a group of job transactions (store/transaction-group.ts), which holds the oldest pending event of
+          // several resources `for share` while inserting their next events; this statement releases events of
+          // several resources too. Left failed, the attempts' events would stay leased until JOB_LEASE_MS.
+          if ((err as { code?: string }).code !== DEADLOCK || tries === MAX_TRIES) throw err;
+        }
+      }
       for (const w of batch) w.resolve(released.has(w.ended.id));
     } catch (err) {
       for (const w of batch) w.reject(err);
     }
   }
 }
+
+/** PostgreSQL's SQLSTATE deadlock_detected. */
+const DEADLOCK = '40P01';
+const MAX_TRIES = 3;
