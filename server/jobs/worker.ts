@@ -108,11 +108,15 @@ export class JobWorker {
   }
 
   /**
-   * The jobs of one claim, those of grouped kinds in a group of transactions when there are several (PostgreSQL).
+   * The jobs of one claim, those of grouped kinds on their first attempt in a group of transactions when there are
+   * several (PostgreSQL).
    * A group failure is logged once here; its members run again alone.
    */
   private inGroups(jobs: Job[]): Claimed[] {
-    const grouped = jobs.filter((job) => this.handlers.get(job.kind)?.grouped);
+    // A job tried before runs alone: one that fails every time would otherwise fail every group it is claimed into,
+    // and the group's other jobs would run twice each time.
+    const groupable = (job: Job) => job.attempts === 1 && this.handlers.get(job.kind)?.grouped === true;
+    const grouped = jobs.filter(groupable);
     const group = grouped.length > 1 ? this.store.transactionGroup(grouped.length) : null;
     if (!group) return jobs.map((job) => ({ job }));
     void group.outcome.then((outcome) => {
@@ -121,7 +125,7 @@ export class JobWorker {
         this.logger.info({ err: outcome.cause, jobs: grouped.length }, 'job group did not commit; its jobs run alone');
     });
     const members = group.members();
-    return jobs.map((job) => ({ job, member: this.handlers.get(job.kind)?.grouped ? members.pop() : undefined }));
+    return jobs.map((job) => ({ job, member: groupable(job) ? members.pop() : undefined }));
   }
 
   /** Jobs running at once at most (the window). */

@@ -20,11 +20,13 @@ const GROUPED = defineJob<Payload>('test.grouped', { grouped: true });
 const ALONE = defineJob<Payload>('test.alone');
 const STEP_SAVEPOINT = new Savepoint('test_step');
 
-/** Each run of a job: its number, its transaction's id, and whether that transaction was a group's. */
+/** Each run of a job: its number, its transaction's id, whether that transaction was a group's, and whether its
+ * afterCommit hook ran. */
 interface Run {
   n: number;
   txid: string;
   shared: boolean;
+  committed: boolean;
 }
 
 describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgres)', () => {
@@ -57,7 +59,9 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
   async function write(tx: Tx, job: Job<Payload>, runs: Run[], row = job.payload.n) {
     const { rows } = await sql<{ txid: string }>`select txid_current()::text as txid`.execute(tx.db);
     const txid = rows[0].txid;
-    runs.push({ n: job.payload.n, txid, shared: tx.shared === true });
+    const run = { n: job.payload.n, txid, shared: tx.shared === true, committed: false };
+    runs.push(run);
+    tx.afterCommit(() => (run.committed = true));
     await sql`insert into done (n, txid) values (${row}, ${txid})`.execute(tx.db);
   }
 
@@ -81,6 +85,8 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
     expect(new Set(grouped.map((row) => row.txid)).size).toBe(1);
     expect(rows[8].txid).not.toBe(grouped[0].txid);
     expect(numbers(runs.filter((run) => run.shared))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Each member's hook ran once the group committed.
+    expect(numbers(runs.filter((run) => run.shared && run.committed))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     await waitUntil(async () => (await jobsLeft(store)).length === 0);
   });
 
@@ -108,6 +114,9 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
     // Each first ran in the group, whose statements were all answered before job 3's insert failed.
     expect(numbers(runs.filter((run) => run.shared))).toEqual([1, 2, 3, 4, 5, 6]);
     expect(numbers(runs.filter((run) => !run.shared))).toEqual([1, 2, 3, 4, 5, 6]);
+    // No hook of the group's runs ran; each run alone that committed ran its own.
+    expect(runs.filter((run) => run.shared && run.committed)).toEqual([]);
+    expect(numbers(runs.filter((run) => run.committed))).toEqual([1, 2, 4, 5, 6]);
     // Job 3 failed alone, as it would have without the group: retried later, its one claim counted once.
     const left = await store.db.selectFrom('jobs').select(['attempts', 'last_error', 'payload']).execute();
     expect(left).toHaveLength(1);
@@ -149,5 +158,17 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
     await waitUntil(async () => (await jobsLeft(store)).length === 0);
     expect(runs.map((run) => run.shared)).toEqual([false, false, false]);
     expect(new Set((await doneRows(store)).map((row) => row.txid)).size).toBe(3);
+  });
+
+  it('runs a job tried before alone, and the others of its claim in their group', async () => {
+    const store = await setup();
+    await enqueue(store, 4);
+    // Job 2 failed once before (its retry is due now): its claim is its second attempt.
+    await sql`update jobs set attempts = 1 where payload = ${JSON.stringify({ n: 2 })}`.execute(store.db);
+    const runs: Run[] = [];
+    start(store, (job, ctx) => ctx.transaction(async (tx) => write(tx, job, runs).then(() => ctx.finishIn(tx))));
+    await waitUntil(async () => (await jobsLeft(store)).length === 0);
+    expect(numbers(runs.filter((run) => run.shared))).toEqual([1, 3, 4]);
+    expect(numbers(runs.filter((run) => !run.shared))).toEqual([2]);
   });
 });
