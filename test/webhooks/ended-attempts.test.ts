@@ -6,25 +6,17 @@
 import pg from 'pg';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { start } from '../../server/app.js';
 import { EndedAttempts } from '../../server/webhooks/ended-attempts.js';
 import { claimEvents, type EndedAttempt } from '../../server/webhooks/queue.js';
-import { ENGINES, testEnv } from '../support/server.js';
-import { freshDatabase } from '../support/database.js';
+import { ENGINES } from '../support/server.js';
+import { idleServer } from '../support/idle-server.js';
 import { useCleanups } from '../support/cleanups.js';
 
 describe.runIf(ENGINES.includes('postgres'))('attempts recorded together (postgres)', () => {
   const cleanups = useCleanups();
 
   it('records the attempts of a turn even when their statement is ended by a deadlock', async () => {
-    const db = freshDatabase('postgres');
-    cleanups.push(() => db.dispose());
-    const store = await db.open();
-    const server = await start(loadConfig(testEnv('postgres', db.dataDir)), { store, worker: false });
-    cleanups.push(() => server.close());
-    const { services } = server;
-    const { account } = await services.accounts.createAccount('ended');
+    const { db, store, services, account } = await idleServer('postgres', cleanups, 'ended');
     const enqueue = (resource: string) =>
       store.transaction((tx) =>
         services.webhooks.enqueue(tx, {

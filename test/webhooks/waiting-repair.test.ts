@@ -4,10 +4,8 @@
 // is made due by the delivery loop's repair when a claim finds nothing due, and delivered.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.js';
-import { start } from '../../server/app.js';
-import { ENGINES, testEnv } from '../support/server.js';
-import { freshDatabase } from '../support/database.js';
+import { ENGINES } from '../support/server.js';
+import { idleServer } from '../support/idle-server.js';
 import { useCleanups } from '../support/cleanups.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -16,16 +14,7 @@ import { claimEvents } from '../../server/webhooks/queue.js';
 describe.runIf(ENGINES.includes('postgres'))('waiting webhook events (postgres)', () => {
   const cleanups = useCleanups();
 
-  async function setup() {
-    const db = freshDatabase('postgres');
-    cleanups.push(() => db.dispose());
-    const store = await db.open();
-    const server = await start(loadConfig(testEnv('postgres', db.dataDir)), { store, worker: false });
-    cleanups.push(() => server.close());
-    const { services } = server;
-    const { account } = await services.accounts.createAccount('waiting');
-    return { store, services, account };
-  }
+  const setup = () => idleServer('postgres', cleanups, 'waiting');
 
   it('makes the next event of a resource due in the claim that gives up the one before it', async () => {
     const { store, services, account } = await setup();
