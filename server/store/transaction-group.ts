@@ -51,6 +51,8 @@ export class TransactionGroup {
   /** Members not yet done. */
   private waiting: number;
   private failure: { cause: unknown } | null = null;
+  /** Committed or rolled back, its connection given back to the pool. */
+  private ended = false;
   private connection: Promise<{ client: pg.PoolClient; db: Transaction<Database> }> | null = null;
   private settle!: (outcome: GroupOutcome) => void;
   /** How the group ended: once every member is done, committed or not. */
@@ -114,12 +116,13 @@ export class TransactionGroup {
   private connect() {
     this.connection ??= this.postgres.pool.connect().then((client) => {
       void client.query('begin');
+      const connection = pinned(client, () => this.ended);
       const db = new Transaction<Database>({
         ...this.postgres.props,
         // Every statement goes to the connection at once: Kysely's own transaction waits for each answer before
         // it sends the next statement (its SingleConnectionProvider), which would make the members take turns.
         executor: this.store.db.getExecutor().withConnectionProvider({
-          provideConnection: (consume) => consume(pinned(client)),
+          provideConnection: (consume) => consume(connection),
         }),
       });
       registerConnection(db, 'postgres');
@@ -144,6 +147,7 @@ export class TransactionGroup {
       // A commit that failed ended the transaction; a rollback then only warns.
       if (client) await client.query('rollback').catch((e: Error) => (broken = e));
     } finally {
+      this.ended = true;
       // A connection that could not roll back is not given to anyone else.
       client?.release(broken);
     }
@@ -151,10 +155,15 @@ export class TransactionGroup {
   }
 }
 
-/** Kysely's connection on one pool client, as its PostgreSQL driver answers (postgres-driver.js). */
-function pinned(client: pg.PoolClient): DatabaseConnection {
+/**
+ * Kysely's connection on one pool client, as its PostgreSQL driver answers (postgres-driver.js), until the group
+ * `ended`: a statement a member left behind (a promise not awaited) must not run on a connection the pool has given
+ * to someone else.
+ */
+function pinned(client: pg.PoolClient, ended: () => boolean): DatabaseConnection {
   return {
     async executeQuery<R>(query: { sql: string; parameters: readonly unknown[] }): Promise<QueryResult<R>> {
+      if (ended()) throw new Error('a statement of a group of transactions that has ended');
       const { command, rowCount, rows } = await client.query(query.sql, [...query.parameters]);
       const counted = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
       return { numAffectedRows: counted ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };

@@ -171,4 +171,26 @@ describe.runIf(ENGINES.includes('postgres'))('groups of job transactions (postgr
     expect(numbers(runs.filter((run) => run.shared))).toEqual([1, 3, 4]);
     expect(numbers(runs.filter((run) => !run.shared))).toEqual([2]);
   });
+
+  it('refuses a statement a job left behind once its group ended (its connection is back in the pool)', async () => {
+    const store = await setup();
+    await enqueue(store, 3);
+    const runs: Run[] = [];
+    let late: Promise<unknown> | undefined;
+    start(store, (job, ctx) =>
+      ctx.transaction(async (tx) => {
+        await write(tx, job, runs);
+        await ctx.finishIn(tx);
+        // Job 1 leaves a statement behind, to run after the group committed.
+        if (job.payload.n === 1)
+          late = new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+            sql`insert into done (n, txid) values (99, 'late')`.execute(tx.db),
+          );
+      }),
+    );
+    await waitUntil(async () => (await jobsLeft(store)).length === 0 && late !== undefined);
+    await expect(late).rejects.toThrow('a statement of a group of transactions that has ended');
+    expect(numbers(runs.filter((run) => run.shared && run.committed))).toEqual([1, 2, 3]);
+    expect((await doneRows(store)).map((row) => row.n)).toEqual([1, 2, 3]);
+  });
 });
