@@ -18,7 +18,7 @@ import type pg from 'pg';
 import { Transaction, type DatabaseConnection, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 import type { Store, Tx } from './db.js';
-import { registerConnection } from './sqlite/prepared.js';
+import { registerConnection, runDirectlyOnPostgres } from './sqlite/prepared.js';
 
 /** The group a transaction ran in did not commit: nothing of it was written. Run it again alone. */
 export class GroupFailed extends Error {
@@ -126,6 +126,7 @@ export class TransactionGroup {
         }),
       });
       registerConnection(db, 'postgres');
+      runDirectlyOnPostgres(db, connection);
       return { client, db };
     });
     return this.connection;

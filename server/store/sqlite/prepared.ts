@@ -40,6 +40,21 @@ export function runDirectly(trx: object, file: SQLite.Database | null): void {
   else sqliteHandles.delete(trx);
 }
 
+const postgresHandles = new WeakMap<object, PostgresDirect>();
+
+/** A PostgreSQL connection a transaction holds alone, which runs a compiled statement as Kysely's driver would. */
+export interface PostgresDirect {
+  executeQuery<R>(query: { sql: string; parameters: readonly unknown[] }): Promise<QueryResult<R>>;
+}
+
+/**
+ * PostgreSQL: a group of transactions (transaction-group.ts) holds its connection alone, so its statements may go to
+ * the connection directly, skipping Kysely's executor (its connection provider's and driver's promise chain).
+ */
+export function runDirectlyOnPostgres(trx: object, connection: PostgresDirect): void {
+  postgresHandles.set(trx, connection);
+}
+
 /** What Kysely's SQLite driver answers for the statement, without the driver. */
 function runOnFile<R>(file: SQLite.Database, sql: string, parameters: unknown[]): QueryResult<R> {
   const statement = file.prepare(sql);
@@ -111,6 +126,8 @@ export function prepared<A extends unknown[], R>(
     });
     const file = sqliteHandles.get(conn);
     if (file) return runOnFile<R>(file, query.sql, parameters);
+    const direct = postgresHandles.get(conn);
+    if (direct) return direct.executeQuery<R>({ sql: query.sql, parameters });
     const reader = readers.get(conn);
     if (reader) {
       const statement = reader.prepare(query.sql);
