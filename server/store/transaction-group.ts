@@ -51,7 +51,7 @@ export class TransactionGroup {
   /** Members not yet done. */
   private waiting: number;
   private failure: { cause: unknown } | null = null;
-  /** Committed or rolled back, its connection given back to the pool. */
+  /** Every member done: committing or rolling back, then its connection given back to the pool. */
   private ended = false;
   private connection: Promise<{ client: pg.PoolClient; db: Transaction<Database> }> | null = null;
   private settle!: (outcome: GroupOutcome) => void;
@@ -133,6 +133,9 @@ export class TransactionGroup {
   }
 
   private async end(): Promise<void> {
+    // From here on the connection carries only the commit or the rollback (sent to the client, not through `pinned`):
+    // a statement a member left behind would run outside the transaction, and stay when it rolls back.
+    this.ended = true;
     if (!this.connection)
       return this.settle(this.failure ? { committed: false, ...this.failure } : { committed: true });
     let client: pg.PoolClient | undefined;
@@ -148,7 +151,6 @@ export class TransactionGroup {
       // A commit that failed ended the transaction; a rollback then only warns.
       if (client) await client.query('rollback').catch((e: Error) => (broken = e));
     } finally {
-      this.ended = true;
       // A connection that could not roll back is not given to anyone else.
       client?.release(broken);
     }
