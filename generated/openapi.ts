@@ -2210,8 +2210,9 @@ export interface components {
          *     `detail` counts the rest). `batch_too_large`:
          *     a batch lookup with more than 1000 numbers. `invalid_json`: the JSON body does not parse.
          *     `invalid_body`: the body cannot be read (corrupt gzip, deflate or br data, a body shorter
-         *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels); the
-         *     `detail` says which.
+         *     than its `Content-Length`, more than 2000 form fields, nesting deeper than 32 levels, text
+         *     that is not well-formed Unicode: a lone surrogate such as JSON's `"\ud800"`); the `detail`
+         *     says which, naming the field.
          *     `url_not_allowed`: a URL the API would call
          *     (a webhook, instructions, media) is not http(s), carries credentials, or its host is a
          *     private, loopback, link-local or otherwise non-public address; `errors` names the field.

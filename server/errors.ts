@@ -33,7 +33,8 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     title: 'Unreadable body',
     explanation:
       'The body cannot be read: its compressed data is corrupt, it ends before its Content-Length, it has more ' +
-      'form fields than allowed, or it is nested too deeply.',
+      'form fields than allowed, it is nested too deeply, or its text is not well-formed Unicode (a lone ' +
+      'surrogate, such as JSON\'s "\\ud800").',
     remedy: 'Send the body whole, uncompressed or correctly compressed, within the limits the detail names.',
   },
   batch_too_large: {
@@ -298,6 +299,12 @@ export const errors = {
   /** Said alike by the body parser (the request aborted) and the HTTP parser (the connection half-closed). */
   bodyCutShort: () => new ApiError('invalid_body', 'The request ended before its body was complete.'),
   tooDeep: (max: number) => new ApiError('invalid_body', `The body is nested more than ${max} levels deep.`),
+  illFormedText: (path: string, codePoint: number) =>
+    new ApiError(
+      'invalid_body',
+      `\`${path}\` is not well-formed Unicode text: it holds a lone surrogate ` +
+        `(U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}).`,
+    ),
   invalidJson: (parserMessage: string) =>
     new ApiError('invalid_json', `The body is not valid JSON: ${parserMessage.slice(0, 200)}`),
   batchTooLarge: (field: string, max: number, got: number) =>

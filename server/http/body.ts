@@ -30,9 +30,50 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** Refuses a parsed body nested too deeply before the validator, the services or JSON.stringify recurse into it. */
-function limitDepth(req: Request, _res: Response, next: NextFunction): void {
-  next(nestedDeeperThan(req.body, MAX_BODY_DEPTH) ? errors.tooDeep(MAX_BODY_DEPTH) : undefined);
+/**
+ * Where `value` (a body no deeper than MAX_BODY_DEPTH) holds text that is not well-formed Unicode, a lone surrogate
+ * (JSON's `"\ud800"`), in a key or a value: the field's path (`body`, `media_url[0]`) and the surrogate's code point,
+ * or null. Such text cannot be stored as it came: SQLite keeps bytes that are no UTF-8 and reads them back as three
+ * replacement characters, PostgreSQL keeps one, and the answer to the request would echo neither.
+ */
+export function illFormedText(value: unknown, path = ''): { path: string; codePoint: number } | null {
+  if (typeof value === 'string') return loneSurrogate(value, path);
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedText(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const field = path ? `${path}.${key}` : key;
+    const inKey = loneSurrogate(key, field);
+    if (inKey) return inKey;
+    const found = illFormedText((value as Record<string, unknown>)[key], field);
+    if (found) return found;
+  }
+  return null;
+}
+
+// With the `u` flag a surrogate pair is one code point (not in Cs): only a lone surrogate matches.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The first lone surrogate of `text`, at `path`, or null. */
+function loneSurrogate(text: string, path: string): { path: string; codePoint: number } | null {
+  const found = LONE_SURROGATE.exec(text);
+  return found ? { path, codePoint: found[0].charCodeAt(0) } : null;
+}
+
+/**
+ * Refuses a parsed body nested too deeply before the validator, the services or JSON.stringify recurse into it, and
+ * one holding text that is not well-formed Unicode.
+ */
+function checkBody(req: Request, _res: Response, next: NextFunction): void {
+  if (nestedDeeperThan(req.body, MAX_BODY_DEPTH)) return next(errors.tooDeep(MAX_BODY_DEPTH));
+  const illFormed = illFormedText(req.body);
+  next(illFormed ? errors.illFormedText(illFormed.path, illFormed.codePoint) : undefined);
 }
 
 /** What an empty body should have been: a JSON object with the operation's required fields, named. */
@@ -68,10 +109,10 @@ export function readBody(): RequestHandler {
     if (req.readableAborted && !req.complete) return next(errors.bodyCutShort());
     json(req, res, (err?: unknown) => {
       if (err) return next(err);
-      if (!FORM.test(req.headers['content-type'] ?? '')) return limitDepth(req, res, next);
+      if (!FORM.test(req.headers['content-type'] ?? '')) return checkBody(req, res, next);
       // The parser's error goes on to the problem middleware: coercing after it would leave req.body undefined.
       form(req, res, (formErr?: unknown) =>
-        formErr ? next(formErr) : coerceFormBodies(req, res, () => limitDepth(req, res, next)),
+        formErr ? next(formErr) : coerceFormBodies(req, res, () => checkBody(req, res, next)),
       );
     });
   };

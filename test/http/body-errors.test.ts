@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { samplePath, v1Operations } from '../support/spec-operations.js';
 import { expectProblem } from '../support/raw-http.js';
-import { nestedDeeperThan } from '../../server/http/body.js';
+import { illFormedText, nestedDeeperThan } from '../../server/http/body.js';
 import { MAX_FIELD_ERRORS } from '../../server/http/problem.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -143,6 +143,25 @@ const BAD_BODIES: BadBody[] = [
     code: 'unsupported_media_type',
     detail: /^Charset klingon is not supported/,
   },
+  {
+    // Stored as it came, SQLite read it back as three replacement characters and PostgreSQL as one.
+    name: 'a JSON body whose text holds a lone surrogate',
+    path: '/v1/messages',
+    headers: { 'content-type': JSON_TYPE },
+    body: '{"from": "+14155550100", "to": "+14155550101", "body": "a\\ud800b"}',
+    status: 400,
+    code: 'invalid_body',
+    detail: /^`body` is not well-formed Unicode text: it holds a lone surrogate \(U\+D800\)\.$/,
+  },
+  {
+    name: 'a JSON body with a lone surrogate in a list',
+    path: '/v1/messages',
+    headers: { 'content-type': JSON_TYPE },
+    body: '{"from": "+14155550100", "to": "+14155550101", "media_url": ["https://a.example/x", "\\udc01"]}',
+    status: 400,
+    code: 'invalid_body',
+    detail: /^`media_url\[1\]` is not well-formed Unicode text: it holds a lone surrogate \(U\+DC01\)\.$/,
+  },
 ];
 
 describe.each(ENGINES)('bodies that cannot be read (%s)', (engine) => {
@@ -207,6 +226,17 @@ describe.each(ENGINES)('bodies that cannot be read (%s)', (engine) => {
       expect(problem.detail).toBe('The body is not valid gzip data (incorrect header check).');
     },
   );
+});
+
+describe('text that is not well-formed Unicode', () => {
+  it('finds a lone surrogate in a value or a key, at its path; a surrogate pair is well-formed', () => {
+    expect(illFormedText({ body: 'a😀b', media_url: ['x'] })).toBeNull();
+    expect(illFormedText({ body: 'a\ud800b' })).toEqual({ path: 'body', codePoint: 0xd800 });
+    expect(illFormedText({ a: { b: ['ok', 'x\udfff'] } })).toEqual({ path: 'a.b[1]', codePoint: 0xdfff });
+    expect(illFormedText({ ['k\udbff']: 1 })).toEqual({ path: 'k\udbff', codePoint: 0xdbff });
+    // A high surrogate followed by another high one: the first is alone.
+    expect(illFormedText('\ud83d\ud83d\ude00')).toEqual({ path: '', codePoint: 0xd83d });
+  });
 });
 
 describe('how deep a body nests', () => {
