@@ -11,6 +11,7 @@ import { claimEvents, type EndedAttempt } from '../../server/webhooks/queue.js';
 import { ENGINES } from '../support/server.js';
 import { idleServer } from '../support/idle-server.js';
 import { useCleanups } from '../support/cleanups.js';
+import { waitUntil } from '../support/wait.js';
 
 describe.runIf(ENGINES.includes('postgres'))('attempts recorded together (postgres)', () => {
   const cleanups = useCleanups();
@@ -43,6 +44,7 @@ describe.runIf(ENGINES.includes('postgres'))('attempts recorded together (postgr
     // The other transaction holds the first event, as a group inserting that message's next event does.
     await other.query('begin');
     await other.query('select id from webhook_events where id = $1 for share', [first]);
+    const otherXid = (await other.query('select pg_current_xact_id()::text as xid')).rows[0].xid as string;
 
     const now = new Date().toISOString();
     const ended = (id: string): EndedAttempt => ({
@@ -54,7 +56,14 @@ describe.runIf(ENGINES.includes('postgres'))('attempts recorded together (postgr
     const attempts = new EndedAttempts(store.db);
     // One turn, the second event first: the statement updates it, then waits for the first.
     const recorded = Promise.all([attempts.record(ended(second)), attempts.record(ended(first))]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the statement waits for the other transaction (a fixed pause was too short on a loaded machine). Read
+    // outside that transaction, which would see one snapshot of pg_locks to its end.
+    await waitUntil(async () => {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::integer as n from pg_locks
+        where locktype = 'transactionid' and not granted and transactionid = ${otherXid}::xid`.execute(store.db);
+      return rows[0].n === 1;
+    });
     // The other transaction now wants the second: each waits for the other, and PostgreSQL ends the statement (the
     // first to wait, so the first to look for a deadlock). Its retry waits for this commit.
     await other.query('select id from webhook_events where id = $1 for share', [second]);
