@@ -16,18 +16,7 @@ import { freshDatabase } from './support/database.js';
 import { useCleanups } from './support/cleanups.js';
 import { TestClock } from './support/clock.js';
 import { deliveredCode, sendCode } from './verify/flow.js';
-
-/** Every sample of a scrape, keyed by its series as printed (`name{label="value",...}`). */
-async function scrape(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const at = line.lastIndexOf(' ');
-    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return samples;
-}
+import { scrape } from './support/metrics.js';
 
 /** The samples of one metric, series by series. */
 function seriesOf(samples: Map<string, number>, name: string): Record<string, number> {

@@ -6,12 +6,12 @@ import { ENGINES, useTestServer } from '../support/server.js';
 import { giveNumber } from '../support/numbers.js';
 import { FAST_PIPELINE } from '../support/messaging.js';
 import { useReceiver } from '../support/webhook-receiver.js';
+import { scrape } from '../support/metrics.js';
 
 /** The job groups of the server by outcome, from /metrics (0 for a series not printed yet). */
 async function groups(url: string): Promise<{ committed: number; failed: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const count = (outcome: string) =>
-    Number(text.match(new RegExp(`^job_groups_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm'))?.[1] ?? 0);
+  const samples = await scrape(url);
+  const count = (outcome: string) => samples.get(`job_groups_total{outcome="${outcome}"}`) ?? 0;
   return { committed: count('committed'), failed: count('failed') };
 }
 
