@@ -117,8 +117,7 @@ describe.runIf(ENGINES.includes('postgres'))('API sends written together (postgr
       let pair: [pg.Client, pg.Client] | undefined;
       let stripe = 0;
       while (!pair) {
-        const client = new pg.Client({ connectionString: database.url!, options: `-c search_path=${database.schema}` });
-        await client.connect();
+        const client = await database.connect();
         connections.push(client);
         const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
         stripe = 1 + (rows[0].pid % 32);

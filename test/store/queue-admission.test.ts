@@ -1,7 +1,6 @@
 // PostgreSQL's admission of a message to an account's queue (migration 022, roomInQueue): far from the quota a send
 // does not wait for the account's sends in flight; near it, it waits for them to commit and counts them. Several sends
 // of one account in one statement (migration 031, sendBatch) always wait for them.
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
@@ -31,13 +30,7 @@ describe.runIf(ENGINES.includes('postgres'))('admission to the queue of messages
     const store = await db.open();
     await count(store.db, 98, queued);
     const { rows } = await sql<{ max_connections: string }>`show max_connections`.execute(store.db);
-    /** A connection of its own to the test's schema, each statement committed alone. */
-    const connect = async () => {
-      const client = new pg.Client({ connectionString: db.url!, options: `-c search_path=${db.schema}` });
-      await client.connect();
-      return client;
-    };
-    return { store, connections: Number(rows[0].max_connections), connect };
+    return { store, connections: Number(rows[0].max_connections), connect: () => db.connect() };
   }
 
   /** Transaction B: whether the account has room for one more message. */

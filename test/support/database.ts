@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { Store, dropPostgresSchema, type StoreOptions } from '../../server/store/db.js';
 import type { Engine } from './server.js';
 
@@ -18,6 +19,12 @@ export function freshDatabase(engine: Engine) {
     /** PostgreSQL: the database's URL and the test's schema in it, for a test's own connections. */
     url,
     schema,
+    /** PostgreSQL: a connection of the test's own to its schema (each statement committed alone until a `begin`). */
+    async connect(): Promise<pg.Client> {
+      const client = new pg.Client({ connectionString: url!, options: `-c search_path=${schema}` });
+      await client.connect();
+      return client;
+    },
     /**
      * `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock);
      * `serverSecret`: for migration 009 to seal the webhook secrets of accounts made before it.

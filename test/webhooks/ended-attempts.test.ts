@@ -3,7 +3,6 @@
 // events `for share` and then wants another (a group of job transactions inserting the next events of several
 // messages) can deadlock with it; PostgreSQL then ends one of them. When the statement is the one ended, it is
 // written again, and its attempts are recorded, instead of failing and leaving their events leased.
-import pg from 'pg';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { EndedAttempts } from '../../server/webhooks/ended-attempts.js';
@@ -38,8 +37,7 @@ describe.runIf(ENGINES.includes('postgres'))('attempts recorded together (postgr
     });
     expect(claimed.map((e) => e.id).sort()).toEqual([first, second].sort());
 
-    const other = new pg.Client({ connectionString: db.url!, options: `-c search_path=${db.schema}` });
-    await other.connect();
+    const other = await db.connect();
     cleanups.push(() => other.end());
     // The other transaction holds the first event, as a group inserting that message's next event does.
     await other.query('begin');
