@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import './http/route-regexp-cache.js';
+import './http/route-lookup.js';
 import './http/validator-builds.js';
 import { BUNDLED_AT_BUILD } from './http/validator-start.js';
 import pino, { type Logger } from 'pino';
