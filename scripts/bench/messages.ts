@@ -17,7 +17,14 @@ const POST_ROUNDS = Number(process.env.BENCH_POST_ROUNDS ?? 3);
 const TARGET = { postRatio: 0.4, postP99Ms: 50, pipelineRate: 1000, pipelineSeconds: 30 } as const;
 // Issue 25's, on PostgreSQL: POST at 35% or more of the bare route with a p99 within three times the bare route's; the
 // pipeline's main thread at most 0.8 ms a message.
-const POSTGRES_TARGET = { postRatio: 0.35, p99Factor: 3, mainMsPerMessage: 0.8 } as const;
+const POSTGRES_TARGET = { postRatio: 0.35, p99Factor: 3, mainMsPerMessage: 0.8, issueHourBarePostMs: 0.104 } as const;
+/**
+ * Issue 25's 0.8 ms a message was set on the hour of its table (2026-11-25, afternoon; docs/benchmarks.md), when a bare
+ * POST took 0.104 ms of main thread (the SQLite POST's 0.173 ms was 1.66 bare POSTs). On the bench's own yardstick,
+ * which an hour's speed moves far less than milliseconds (a bare POST took from 0.10 to 0.42 ms of main thread on
+ * this machine between 2026-11-25 and 2026-11-29), that is 7.7 bare POSTs: the row gives the verdict in both.
+ */
+const POSTGRES_TARGET_BARE_POSTS = POSTGRES_TARGET.mainMsPerMessage / POSTGRES_TARGET.issueHourBarePostMs;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
 
 export interface Receiver {
@@ -208,8 +215,14 @@ export async function measurePipeline(
   const allCompleted = refused === 0 && completed === accepted;
   const mainMs = cpuBefore && cpuAfter ? ((cpuAfter.main - cpuBefore.main) * 1000) / completed : NaN;
   const pipelineTarget = postgres
-    ? `target (issue 25): main thread at most ${POSTGRES_TARGET.mainMsPerMessage} ms a message, every callback ` +
-      verdict(allCompleted && mainMs <= POSTGRES_TARGET.mainMsPerMessage)
+    ? `target (issue 25): main thread at most ${POSTGRES_TARGET.mainMsPerMessage} ms a message on the issue's hour, ` +
+      `${POSTGRES_TARGET_BARE_POSTS.toFixed(1)} bare POSTs, every callback: ` +
+      (barePostCpuMs
+        ? `${verdict(allCompleted && mainMs / barePostCpuMs <= POSTGRES_TARGET_BARE_POSTS)} in bare POSTs ` +
+          `(${(mainMs / barePostCpuMs).toFixed(2)}), `
+        : '') +
+      `${verdict(allCompleted && mainMs <= POSTGRES_TARGET.mainMsPerMessage)} in ms on this hour` +
+      (barePostCpuMs ? ` (a bare POST ${barePostCpuMs.toFixed(3)} ms)` : '')
     : PIPELINE_RATE < TARGET.pipelineRate || PIPELINE_SECONDS < TARGET.pipelineSeconds
       ? `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s) not measured: less was offered`
       : `target (${TARGET.pipelineRate} msg/s for ${TARGET.pipelineSeconds} s, every callback) ` +
