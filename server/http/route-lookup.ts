@@ -53,8 +53,8 @@ interface Route {
   openApiRoute: string;
   /** The route's key in the spec's `paths` (its OpenAPI path without the base path). */
   pathKey: string;
-  regexp: RegExp;
-  paramKeys: string[];
+  /** Its compiled pattern and parameter names, or what compiling it threw, made when the walk first reaches it. */
+  compiled?: { regexp: RegExp; paramKeys: string[] } | { error: unknown };
 }
 
 interface Matched {
@@ -70,34 +70,44 @@ interface Matched {
 const tabled: ApplyMetadata = (context, responseApiDoc) => {
   // By the app's two routing settings as bits (case sensitive 1, strict 2), each made on the first request with them.
   const tables: Route[][] = [];
-  const tableFor = (flags: number): Route[] => {
-    const pathOptions = { sensitive: (flags & 1) !== 0, strict: (flags & 2) !== 0 };
-    return Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
+  const tableFor = (): Route[] =>
+    Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
       const { openApiRoute } = context.routePair(expressRoute)!;
-      const { regexp, keys } = pathToRegexp(expressRoute, pathOptions);
-      const paramKeys = keys.map((k) => k.name);
-      return {
-        expressRoute,
-        openApiRoute,
-        pathKey: openApiRoute.substring(methods.basePath.length),
-        regexp,
-        paramKeys,
-      };
+      return { expressRoute, openApiRoute, pathKey: openApiRoute.substring(methods.basePath.length) };
     });
+  // As the library: a pattern is compiled when the walk reaches it, so a pattern that does not compile fails the
+  // requests that reach it (its error again each time), not every request.
+  const compile = (route: Route, flags: number) => {
+    if (!route.compiled) {
+      try {
+        const { regexp, keys } = pathToRegexp(route.expressRoute, {
+          sensitive: (flags & 1) !== 0,
+          strict: (flags & 2) !== 0,
+        });
+        route.compiled = { regexp, paramKeys: keys.map((k) => k.name) };
+      } catch (error) {
+        route.compiled = { error };
+      }
+    }
+    if ('error' in route.compiled) throw route.compiled.error;
+    return route.compiled;
   };
 
   const lookupRoute = (req: Request): Matched | null => {
     const path = context.useRequestUrl ? req.url.split('?')[0] : req.originalUrl.split('?')[0];
+    // Made before the app's settings are read: a spec without routes never reads them, as the library's walk.
+    const first = (tables[0] ??= tableFor());
+    if (!first.length) return null;
     const flags = (req.app.enabled('case sensitive routing') ? 1 : 0) | (req.app.enabled('strict routing') ? 2 : 0);
-    for (const route of (tables[flags] ??= tableFor(flags))) {
-      const matchedRoute = route.regexp.exec(path);
+    for (const route of (tables[flags] ??= tableFor())) {
+      const { regexp, paramKeys } = compile(route, flags);
+      const matchedRoute = regexp.exec(path);
       if (!matchedRoute) continue;
       const method = req.method.toLowerCase();
-      let pathParams: Record<string, string>;
+      // As the library's zipObject: assigned one by one (a parameter named `__proto__` sets no own property).
+      const pathParams: Record<string, string> = {};
       try {
-        pathParams = Object.fromEntries(
-          route.paramKeys.map((key, i) => [key, decodeURIComponent(matchedRoute[i + 1])]),
-        );
+        for (let i = 0; i < paramKeys.length; i++) pathParams[paramKeys[i]] = decodeURIComponent(matchedRoute[i + 1]);
       } catch {
         throw new BadRequest({ path: req.path, message: `malformed uri'` });
       }
