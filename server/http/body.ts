@@ -36,23 +36,36 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
  * or null. Such text cannot be stored as it came: SQLite keeps bytes that are no UTF-8 and reads them back as three
  * replacement characters, PostgreSQL keeps one, and the answer to the request would echo neither.
  */
-export function illFormedText(value: unknown, path = ''): { path: string; codePoint: number } | null {
-  if (typeof value === 'string') return loneSurrogate(value, path);
+export function illFormedText(value: unknown): { path: string; codePoint: number } | null {
+  const found = loneSurrogateIn(value);
+  if (!found) return null;
+  // The path is written only for the body that has one (most have none): from the outermost field in.
+  let path = '';
+  for (const part of found.path.reverse()) path += typeof part === 'number' ? `[${part}]` : path ? `.${part}` : part;
+  return { path, codePoint: found.codePoint };
+}
+
+/** The first lone surrogate in `value` and the fields that lead to it, innermost first. */
+function loneSurrogateIn(value: unknown): { path: (string | number)[]; codePoint: number } | null {
+  if (typeof value === 'string') return loneSurrogate(value);
   if (value === null || typeof value !== 'object') return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = illFormedText(value[i], `${path}[${i}]`);
-      if (found) return found;
+      const found = loneSurrogateIn(value[i]);
+      if (found) {
+        found.path.push(i);
+        return found;
+      }
     }
     return null;
   }
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    const field = path ? `${path}.${key}` : key;
-    const inKey = loneSurrogate(key, field);
-    if (inKey) return inKey;
-    const found = illFormedText((value as Record<string, unknown>)[key], field);
-    if (found) return found;
+    const found = loneSurrogate(key) ?? loneSurrogateIn((value as Record<string, unknown>)[key]);
+    if (found) {
+      found.path.push(key);
+      return found;
+    }
   }
   return null;
 }
@@ -60,10 +73,10 @@ export function illFormedText(value: unknown, path = ''): { path: string; codePo
 // With the `u` flag a surrogate pair is one code point (not in Cs): only a lone surrogate matches.
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The first lone surrogate of `text`, at `path`, or null. */
-function loneSurrogate(text: string, path: string): { path: string; codePoint: number } | null {
+/** The first lone surrogate of `text`, or null. */
+function loneSurrogate(text: string): { path: (string | number)[]; codePoint: number } | null {
   const found = LONE_SURROGATE.exec(text);
-  return found ? { path, codePoint: found[0].charCodeAt(0) } : null;
+  return found ? { path: [], codePoint: found[0].charCodeAt(0) } : null;
 }
 
 /**

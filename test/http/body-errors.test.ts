@@ -234,6 +234,8 @@ describe('text that is not well-formed Unicode', () => {
     expect(illFormedText({ body: 'a\ud800b' })).toEqual({ path: 'body', codePoint: 0xd800 });
     expect(illFormedText({ a: { b: ['ok', 'x\udfff'] } })).toEqual({ path: 'a.b[1]', codePoint: 0xdfff });
     expect(illFormedText({ ['k\udbff']: 1 })).toEqual({ path: 'k\udbff', codePoint: 0xdbff });
+    expect(illFormedText({ m: [{ n: 'ok' }, { n: '\udc00' }] })).toEqual({ path: 'm[1].n', codePoint: 0xdc00 });
+    expect(illFormedText(['ok', { a: ['\ud800'] }])).toEqual({ path: '[1].a[0]', codePoint: 0xd800 });
     // A high surrogate followed by another high one: the first is alone.
     expect(illFormedText('\ud83d\ud83d\ude00')).toEqual({ path: '', codePoint: 0xd83d });
   });
