@@ -1,6 +1,5 @@
 // createApp builds the Express application from its dependencies; start() opens the store and listens.
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import './http/route-lookup.js';
@@ -26,6 +25,7 @@ import { handlers } from './routes/index.js';
 import { mountDashboard } from './dashboard/index.js';
 import { Readiness } from './system/readiness.js';
 import { drainable } from './http/drain.js';
+import { httpServerFor, listen } from './http/http-server.js';
 
 /** Background jobs yield to the API while it was crowded within this many ms (see JobWorker's `busy`). */
 const BUSY_WINDOW_MS = 50;
@@ -205,12 +205,9 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       if (!options.store) await store.close();
     }
   };
-  let server: Server;
+  const server = httpServerFor(app);
   try {
-    server = await new Promise((resolve, reject) => {
-      // Express 5 calls back with the listen error too (a busy port), not only when listening.
-      const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-    });
+    await listen(server, config.port, config.host);
   } catch (err) {
     await stopBackground(Infinity);
     throw new ListenError(config.host, config.port, err);
