@@ -77,5 +77,21 @@ describe('the compiled server (npm start)', () => {
     const page = await fetch(`${url}/dashboard/sign-in`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<form');
+    const css = await fetch(`${url}/dashboard/assets/dashboard.css`);
+    expect(css.status).toBe(200);
+    expect(await css.text()).toBe(fs.readFileSync(path.join(ROOT, 'server/dashboard/assets/dashboard.css'), 'utf8'));
+  });
+
+  // npm start runs one bundled module: each of our modules in it finds its files at its own place in dist/ (the
+  // tests above: the spec, the views, the CSS, the webhook sender's thread), and none is loaded from dist/ apart.
+  it('runs the bundle, which holds our modules with their own places in dist/', () => {
+    const bundle = fs.readFileSync(path.join(ROOT, 'dist/server/main.bundle.js'), 'utf8');
+    expect(fs.readFileSync(path.join(ROOT, 'scripts/start.mjs'), 'utf8')).toContain(
+      'await import(`../dist/${BUNDLE}`)',
+    );
+    expect(bundle).toContain('new URL("./dashboard/index.js", import.meta.url).href');
+    expect(bundle).toContain('new URL("./webhooks/sender.js", import.meta.url).href');
+    expect(bundle).not.toContain('import.meta.dirname');
+    expect(bundle).not.toMatch(/from ["']\.\.?\//);
   });
 });
