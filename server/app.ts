@@ -1,5 +1,6 @@
 // createApp builds the Express application from its dependencies; start() opens the store and listens.
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import './http/route-lookup.js';
@@ -85,6 +86,8 @@ function createApp(services: Services, readiness: Readiness): Express {
 export interface RunningServer {
   url: string;
   port: number;
+  /** The HTTP server, listening (see server/http/http-server.ts for how it makes its requests). */
+  http: Server;
   services: Services;
   /** The key and webhook secret of the account created at this start, when one was (print them once). */
   createdKey: { account_sid: string; api_key: string; webhook_secret: string } | null;
@@ -212,6 +215,8 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     await stopBackground(Infinity);
     throw new ListenError(config.host, config.port, err);
   }
+  // Listening, the server reports only a connection it could not accept (EMFILE, say): logged, and it goes on.
+  server.on('error', (err) => logger.error({ err }, 'the HTTP server could not accept a connection'));
   server.keepAliveTimeout = 65_000;
   const drain = drainable(server);
   answerClientErrors(server, logger);
@@ -225,6 +230,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
   return {
     url: `http://${host}:${port}`,
     port,
+    http: server,
     services,
     createdKey: createdKey && {
       account_sid: createdKey.account_sid,

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpServerFor, listen } from '../../server/http/http-server.js';
+import { startTestServer } from '../support/server.js';
 import type { Server } from 'node:http';
 
 const run = promisify(execFile);
@@ -34,6 +35,21 @@ describe('httpServerFor', () => {
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ received: { a: 1 }, app: true });
     expect(seen).toEqual([true, true]);
+  });
+
+  it("is the server start() listens with: the API's requests arrive with the app's prototype", async () => {
+    const api = await startTestServer('sqlite');
+    try {
+      const prototypes: unknown[] = [];
+      api.server.http.prependListener('request', (req) => prototypes.push(Object.getPrototypeOf(req)));
+      expect((await fetch(`${api.directUrl}/healthz`)).status).toBe(200);
+      expect(prototypes).toHaveLength(1);
+      // The app's `app.request` (its own `app`, over Express's request), not Node's IncomingMessage.prototype.
+      expect(Object.hasOwn(prototypes[0] as object, 'app')).toBe(true);
+      expect(Object.getPrototypeOf(prototypes[0])).toBe(express.request);
+    } finally {
+      await api.stop();
+    }
   });
 
   it('rejects with the listen error on a busy port', async () => {

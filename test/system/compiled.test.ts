@@ -82,6 +82,21 @@ describe('the compiled server (npm start)', () => {
     expect(await css.text()).toBe(fs.readFileSync(path.join(ROOT, 'server/dashboard/assets/dashboard.css'), 'utf8'));
   });
 
+  it('builds again at the next start when dist/ has its stamp but not its bundle', async () => {
+    const bundle = path.join(ROOT, 'dist/server/main.bundle.js');
+    const { staleReason } = (await import(path.join(ROOT, 'scripts/build.mjs'))) as {
+      staleReason: () => string | null;
+    };
+    expect(staleReason()).toBeNull();
+    fs.renameSync(bundle, `${bundle}.aside`);
+    try {
+      expect(staleReason()).toBe('server/main.bundle.js is missing');
+    } finally {
+      fs.renameSync(`${bundle}.aside`, bundle);
+    }
+    expect(staleReason()).toBeNull();
+  });
+
   // npm start runs one bundled module: each of our modules in it finds its files at its own place in dist/ (the
   // tests above: the spec, the views, the CSS, the webhook sender's thread), and none is loaded from dist/ apart.
   it('runs the bundle, which holds our modules with their own places in dist/', () => {
