@@ -87,4 +87,12 @@ describe.each(ENGINES)('log levels of refused requests (%s)', (engine) => {
     );
     expect(line).toMatchObject({ level: pino.levels.values.info, msg: 'request', path: '/v1/account', status: 200 });
   });
+
+  // Last: it writes the one error line of this file. Without a listener, the emit below would throw.
+  it('logs an error of the listening server (an accept that failed) at error, and goes on answering', async () => {
+    server.http.emit('error', Object.assign(new Error('accept EMFILE'), { code: 'EMFILE', syscall: 'accept' }));
+    const line = lines.find((l) => l.msg === 'the HTTP server could not accept a connection');
+    expect(line?.level).toBe(pino.levels.values.error);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
 });
