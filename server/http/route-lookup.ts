@@ -8,7 +8,7 @@
 // `applyOpenApiMetadata` from the module's exports when it installs its middleware, which is where the change goes.
 // Upstream: cdimascio/express-openapi-validator#1217 caches the patterns but keeps the rest of the walk; drop this when
 // the library's lookup stops doing that work.
-import { createRequire } from 'node:module';
+import { requireFromValidator } from './validator-require.js';
 import type { NextFunction, Request, Response } from 'express';
 
 type PathItems = Record<string, Record<string, unknown> | undefined>;
@@ -29,7 +29,6 @@ type ResponseDoc = { paths: PathItems } | undefined;
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 export type ApplyMetadata = (context: RouteContext, responseApiDoc?: ResponseDoc) => Middleware;
 
-const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 const metadata = requireFromValidator('./middlewares/openapi.metadata.js') as {
   applyOpenApiMetadata: ApplyMetadata & { tabled?: true; unpatched?: ApplyMetadata };
 };

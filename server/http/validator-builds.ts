@@ -16,7 +16,7 @@
 // In the fuzz suite, whose requests carry dozens of content types, the builds were 37% of the server's CPU; every test
 // server paid them for each operation it served. What is checked per request does not change (the contract tests).
 // The library does all three in every version up to 5.6; drop a change when it stops needing it.
-import { createRequire } from 'node:module';
+import { requireFromValidator } from './validator-require.js';
 
 type UseAjvCache = (ajv: unknown, schema: Record<string, unknown>, ajvCacheKey: string) => unknown;
 
@@ -26,7 +26,6 @@ interface ResponseValidator {
   _getOrBuildValidator(req: { method: string; openapi: { expressRoute: string } }, responses: unknown): unknown;
 }
 
-const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 // The validator's modules read `useAjvCache` from this module's exports at each call, which is where the change goes.
 const util = requireFromValidator('./middlewares/util.js') as { useAjvCache: UseAjvCache & { hidesSpec?: true } };
 const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {

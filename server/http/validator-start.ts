@@ -10,11 +10,9 @@
 // - Bundling the spec's `$ref`s (json-schema-ref-parser, 0.2 s) changes nothing in a spec whose references are all
 //   local and direct; the build checks that it changes nothing, and `$refParser: BUNDLED_AT_BUILD` skips it.
 // Upstream has no option for any of these; drop a change when the library stops doing the work.
-import { createRequire } from 'node:module';
+import { requireFromValidator } from './validator-require.js';
 
 type Schema = Record<string, unknown>;
-
-const requireFromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
 
 interface Preprocessor {
   ajv: { schemas: Record<string, { schema?: unknown } | undefined> };
