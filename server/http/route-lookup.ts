@@ -8,6 +8,9 @@
 // `applyOpenApiMetadata` from the module's exports when it installs its middleware, which is where the change goes.
 // Upstream: cdimascio/express-openapi-validator#1217 caches the patterns but keeps the rest of the walk; drop this when
 // the library's lookup stops doing that work.
+import metadataModule from 'express-openapi-validator/dist/middlewares/openapi.metadata.js';
+import typesModule from 'express-openapi-validator/dist/framework/types.js';
+import preprocessorModule from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
 import { requireFromValidator } from './validator-require.js';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -29,15 +32,15 @@ type ResponseDoc = { paths: PathItems } | undefined;
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 export type ApplyMetadata = (context: RouteContext, responseApiDoc?: ResponseDoc) => Middleware;
 
-const metadata = requireFromValidator('./middlewares/openapi.metadata.js') as {
+const metadata = metadataModule as unknown as {
   applyOpenApiMetadata: ApplyMetadata & { tabled?: true; unpatched?: ApplyMetadata };
 };
 type HttpErrorClass = new (err: Record<string, unknown>) => Error;
-const { BadRequest, MethodNotAllowed, NotFound } = requireFromValidator('./framework/types.js') as Record<
+const { BadRequest, MethodNotAllowed, NotFound } = typesModule as unknown as Record<
   'BadRequest' | 'MethodNotAllowed' | 'NotFound',
   HttpErrorClass
 >;
-const { httpMethods } = requireFromValidator('./middlewares/parsers/schema.preprocessor.js') as {
+const { httpMethods } = preprocessorModule as unknown as {
   httpMethods: Set<string>;
 };
 const { pathToRegexp } = requireFromValidator('path-to-regexp') as {

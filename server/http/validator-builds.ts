@@ -16,7 +16,9 @@
 // In the fuzz suite, whose requests carry dozens of content types, the builds were 37% of the server's CPU; every test
 // server paid them for each operation it served. What is checked per request does not change (the contract tests).
 // The library does all three in every version up to 5.6; drop a change when it stops needing it.
-import { requireFromValidator } from './validator-require.js';
+import utilModule from 'express-openapi-validator/dist/middlewares/util.js';
+import responseModule from 'express-openapi-validator/dist/middlewares/openapi.response.validator.js';
+import requestModule from 'express-openapi-validator/dist/middlewares/openapi.request.validator.js';
 
 type UseAjvCache = (ajv: unknown, schema: Record<string, unknown>, ajvCacheKey: string) => unknown;
 
@@ -27,8 +29,8 @@ interface ResponseValidator {
 }
 
 // The validator's modules read `useAjvCache` from this module's exports at each call, which is where the change goes.
-const util = requireFromValidator('./middlewares/util.js') as { useAjvCache: UseAjvCache & { hidesSpec?: true } };
-const { ResponseValidator } = requireFromValidator('./middlewares/openapi.response.validator.js') as {
+const util = utilModule as unknown as { useAjvCache: UseAjvCache & { hidesSpec?: true } };
+const { ResponseValidator } = responseModule as unknown as {
   ResponseValidator: { prototype: ResponseValidator & { keyedByOperation?: true } };
 };
 
@@ -46,8 +48,8 @@ interface RequestValidator {
   buildMiddleware(path: string, reqSchema: unknown, contentType: unknown, ajvCacheKey: string): Handler;
   validate(req: { method: string; openapi?: Openapi }, res: unknown, next: () => unknown): unknown;
 }
-const { ContentType } = requireFromValidator('./middlewares/util.js') as { ContentType: ContentTypeClass };
-const { RequestValidator } = requireFromValidator('./middlewares/openapi.request.validator.js') as {
+const { ContentType } = utilModule as unknown as { ContentType: ContentTypeClass };
+const { RequestValidator } = requestModule as unknown as {
   RequestValidator: { prototype: RequestValidator & { keyedByMediaType?: true } };
 };
 

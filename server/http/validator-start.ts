@@ -10,7 +10,9 @@
 // - Bundling the spec's `$ref`s (json-schema-ref-parser, 0.2 s) changes nothing in a spec whose references are all
 //   local and direct; the build checks that it changes nothing, and `$refParser: BUNDLED_AT_BUILD` skips it.
 // Upstream has no option for any of these; drop a change when the library stops doing the work.
-import { requireFromValidator } from './validator-require.js';
+import preprocessorModule from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import schemaValidatorModuleRaw from 'express-openapi-validator/dist/framework/openapi.schema.validator.js';
+import frameworkModule from 'express-openapi-validator/dist/framework/index.js';
 
 type Schema = Record<string, unknown>;
 
@@ -19,16 +21,16 @@ interface Preprocessor {
   resolvedSchemaCache: Map<string, unknown>;
   resolveSchema: (this: Preprocessor, schema: Schema | null | undefined) => unknown;
 }
-const { SchemaPreprocessor } = requireFromValidator('./middlewares/parsers/schema.preprocessor.js') as {
+const { SchemaPreprocessor } = preprocessorModule as unknown as {
   SchemaPreprocessor: { prototype: Preprocessor & { resolveSchemaReadsAjv?: true } };
 };
-const schemaValidatorModule = requireFromValidator('./framework/openapi.schema.validator.js') as {
+const schemaValidatorModule = schemaValidatorModuleRaw as unknown as {
   OpenAPISchemaValidator: (new (opts: { validateApiSpec?: boolean }) => unknown) & { skipsUnused?: true };
 };
 interface Framework {
   loadSpec: (this: Framework, apiDoc: unknown, $refParser?: unknown) => Promise<unknown>;
 }
-const { OpenAPIFramework } = requireFromValidator('./framework/index.js') as {
+const { OpenAPIFramework } = frameworkModule as unknown as {
   OpenAPIFramework: { prototype: Framework & { skipsBundled?: true } };
 };
 

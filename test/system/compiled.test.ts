@@ -109,4 +109,19 @@ describe('the compiled server (npm start)', () => {
     expect(bundle).not.toContain('import.meta.dirname');
     expect(bundle).not.toMatch(/from ["']\.\.?\//);
   });
+
+  // server/http/ changes inner modules of express-openapi-validator, which it imports by their paths in the package.
+  // The changes reach the validator only if the bundle holds one copy of each, the one the validator itself uses: a
+  // second copy (or the validator loaded from node_modules beside the bundle) would run the library unchanged.
+  it('holds express-openapi-validator once, with the inner modules that server/http/ changes', () => {
+    const bundle = fs.readFileSync(path.join(ROOT, 'dist/server/main.bundle.js'), 'utf8');
+    expect(bundle).not.toMatch(/(from |require\()["']express(-openapi-validator)?["'/]/);
+    // Nor one of its inner modules reached at run time (through the validator's own require, say).
+    expect(bundle).not.toMatch(/\(["']\.\/(middlewares|framework)\//);
+    const defined = (name: string) => bundle.match(new RegExp(`\\bexports\\.${name} = ${name}\\d*;`, 'g'))?.length;
+    for (const name of ['applyOpenApiMetadata', 'useAjvCache', 'ResponseValidator', 'RequestValidator'])
+      expect(defined(name), name).toBe(1);
+    for (const name of ['SchemaPreprocessor', 'OpenAPISchemaValidator', 'OpenAPIFramework', 'BadRequest'])
+      expect(defined(name), name).toBe(1);
+  });
 });
