@@ -358,8 +358,10 @@ export interface paths {
          * Release a number
          * @description Releases the number at once and irreversibly: it leaves your account, returns to the
          *     pool, and another account may provision it. Its webhooks stop. Open proxy sessions that
-         *     use it as a proxy number end `failed` with `closed_reason` `number_released`. A fetch
-         *     afterwards answers 404.
+         *     use it as a proxy number end `failed` with `closed_reason` `number_released`. Your
+         *     messages from it still `queued` (scheduled, or waiting for their send slot) are never
+         *     sent from it: each ends `failed` with `error_code` `from_number_released` when its turn
+         *     comes. A fetch afterwards answers 404.
          *
          */
         delete: operations["releasePhoneNumber"];
@@ -1520,7 +1522,8 @@ export interface components {
             /** @description ISO 4217 currency code of `price`. */
             price_unit: string;
             /** @description Why the message is `failed` or `undelivered`, e.g. `invalid_destination`,
-             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`; on the SMPP
+             *     `unreachable_destination`, `carrier_rejected`, `validity_period_expired`,
+             *     `from_number_released` (its `from` left your account before it was sent); on the SMPP
              *     carrier also the SMSC's status name (`ESME_RINVDSTADR` ...), `SMPP_UNDELIV`,
              *     `SMPP_EXPIRED`, `SMPP_REJECTD` (from receipts) or `SMPP_TIMEOUT`; null otherwise.
              *      */

@@ -17,7 +17,14 @@ import { defineJob, type JobHandling } from '../jobs/job.js';
 import { nowIso } from '../clock.js';
 import { newSid } from '../ids.js';
 import type { MessageEvents } from './events.js';
-import { insertMessage, messageBySid, takeSlotAndSend, transition, transitionWithHolder } from './store.js';
+import {
+  insertMessage,
+  markSendingFromHeld,
+  messageBySid,
+  takeSlotAndSend,
+  transition,
+  transitionWithHolder,
+} from './store.js';
 import { incomingNumber, type Holder } from '../numbers/store.js';
 import { countSegments } from './segments.js';
 
@@ -107,9 +114,12 @@ export class MessagePipeline implements CarrierReports {
       carriedOn = true;
       return ctx.continueIn(tx, type, payload, runAt);
     };
-    /** Hands the message over once marked `sending` (undefined: it was no longer queued). */
+    /** Hands the message over once marked `sending` (undefined: it was no longer queued, or its sender is gone). */
     const handOverMarked = async (sending: MessageRow | undefined) => {
-      if (!sending) return false;
+      if (!sending) {
+        await this.failUnheldSender(tx, job.sid);
+        return false;
+      }
       await this.handOver(tx, sending, carryOn);
       return carriedOn;
     };
@@ -176,9 +186,25 @@ export class MessagePipeline implements CarrierReports {
     await enqueueJob(tx, DISPATCH_JOB, { ...dispatchOf(message), slot: slot.toISOString() }, { runAt: slot });
   }
 
-  /** Marks the message `sending` if it is still queued: its new row, or undefined. */
+  /** Marks the message `sending` if it is still queued and its account still holds its sender: its new row, or
+   * undefined. */
   private markSending(tx: Tx, sid: string): Promise<MessageRow | undefined> {
-    return transition(tx.db, sid, ['queued'], { status: 'sending', date_updated: nowIso(tx.clock) });
+    return markSendingFromHeld(tx.db, sid, { status: 'sending', date_updated: nowIso(tx.clock) });
+  }
+
+  /**
+   * After a mark that found the message not to send: one still queued is from a number its account released since
+   * it was accepted (perhaps held by another account by now), and fails rather than go out from it. Rare: read then.
+   */
+  private async failUnheldSender(tx: Tx, sid: string): Promise<void> {
+    const message = await messageBySid(tx.db, sid);
+    if (message?.status !== 'queued') return;
+    await this.applyReport(tx, {
+      sid,
+      status: 'failed',
+      errorCode: 'from_number_released',
+      errorMessage: `${message.from_number} was released from your account before the message was sent.`,
+    });
   }
 
   /** Hands a message just marked `sending` to the carrier, whose follow-up work `schedule` keeps, with its status

@@ -35,6 +35,20 @@ const updateFrom = (db: Db, sid: string, from: readonly MessageStatus[], set: Ch
 const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
   updateFrom(db, sid, from, set).returningAll(),
 );
+/** A queued message marked `sending` only while its account holds its sending number (released numbers send
+ * nothing more of their former account's, whoever holds them next). */
+const updateQueuedFromHeld = prepared((db, sid: string, set: Change) =>
+  updateFrom(db, sid, ['queued'], set)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('incoming_numbers')
+          .select('incoming_numbers.sid')
+          .whereRef('incoming_numbers.phone_number', '=', 'messages.from_number')
+          .whereRef('incoming_numbers.account_sid', '=', 'messages.account_sid'),
+      ),
+    )
+    .returningAll(),
+);
 const updateScheduledIn = prepared(
   (db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
     updateFrom(db, sid, from, set).where('send_at', '>', sendAtAfter).returningAll(),
@@ -190,6 +204,14 @@ export function messageBySid(db: Conn, sid: string): Promise<MessageRow | undefi
   return selectBySid.first(db, sid);
 }
 
+/**
+ * Moves a queued message to `sending` only if its account still holds the number it is sent from: its new row, or
+ * undefined when it is no longer queued or its sender was released (`failUnheldSender` tells them apart).
+ */
+export function markSendingFromHeld(db: Conn, sid: string, set: Change): Promise<MessageRow | undefined> {
+  return updateQueuedFromHeld.first(db, sid, set);
+}
+
 /** Moves a message to a new status only if it is in one of `from`; returns the updated row, or undefined. */
 export function transition(
   db: Conn,
@@ -239,8 +261,8 @@ export async function transitionWithHolder(
 /** A row of `sendingAtFreeSlot`: the slot, and the message's columns, all null when it was not marked. */
 type SlotAndRow = { slot: string | null } & { [K in keyof MessageRow]: MessageRow[K] | null };
 
-// PostgreSQL only (a data-modifying WITH). The update is `transition`'s from queued to sending; the slot's text is
-// compared byte by byte, as carrier_send_slot_take compares it.
+// PostgreSQL only (a data-modifying WITH). The update is `markSendingFromHeld`'s; the slot's text is compared byte by
+// byte, as carrier_send_slot_take compares it.
 const sendingAtFreeSlot = prepared(
   (db, sid: string, from: string, now: string, notAfter: string, intervalMs: number) => ({
     compile: () =>
@@ -249,6 +271,8 @@ const sendingAtFreeSlot = prepared(
         sending as (
           update messages set status = 'sending', date_updated = ${now}
           where sid = ${sid} and status = 'queued' and (select at from slot) collate "C" <= ${now}
+            and exists (select 1 from incoming_numbers n
+              where n.phone_number = messages.from_number and n.account_sid = messages.account_sid)
           returning *
         )
         select slot.at as slot, sending.* from slot left join sending on true`.compile(db),
@@ -258,8 +282,9 @@ const sendingAtFreeSlot = prepared(
 /**
  * PostgreSQL: takes `from`'s next send slot, `intervalMs` after the one before and no later than `notAfter`
  * (migration 028's carrier_send_slot_take, as carrier/store.ts takes it), and when that slot is `now`, marks the
- * message `sending` (its `date_updated` now) if it is still queued: one round trip where the two statements apart
- * take two. The slot (null: none before `notAfter`, nothing taken), and the message's new row when it was marked.
+ * message `sending` (its `date_updated` now) if it is still queued and its sender held: one round trip where the two
+ * statements apart take two. The slot (null: none before `notAfter`, nothing taken), and the message's new row when
+ * it was marked.
  */
 export async function takeSlotAndSend(
   db: Tx['db'],

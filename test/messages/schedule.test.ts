@@ -179,6 +179,56 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     expect(delivered.error_code).toBeNull();
   });
 
+  it('fails a scheduled message whose number its account released, though another account holds it now', async () => {
+    const released = await uniqueFrom();
+    const { data } = await account.client.POST('/v1/messages', {
+      body: {
+        from: released,
+        to: '+14155550123',
+        body: 'not from B',
+        send_at: inMs(HOUR_MS),
+        status_callback: receiver.url,
+      },
+    });
+    await release(released);
+    const other = await t.newAccount();
+    const taken = await other.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: released } });
+    expect(taken.response.status).toBe(201);
+    clock.advance(HOUR_MS);
+    const failed = await waitForStatusIn(account, data!.sid, ['failed', 'sending', 'sent', 'delivered']);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error_code: 'from_number_released',
+      date_sent: null,
+      price: null,
+    });
+    expect(failed.error_message).toContain(released);
+    await receiver.waitFor((r) => r.some((w) => w.json.data.sid === data!.sid));
+    const db = t.server.services.store.db;
+    const events = await db.selectFrom('webhook_events').select('type').where('resource_sid', '=', data!.sid).execute();
+    expect(events).toEqual([{ type: 'message.failed' }]);
+    // Nothing was sent from the number on the account's behalf: the network never had the message.
+    const { data: later } = await account.client.GET('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } });
+    expect(later).toMatchObject({ status: 'failed', error_code: 'from_number_released' });
+  });
+
+  it('fails the messages still waiting for their send slot when their number is released', async () => {
+    const paced = await uniqueFrom();
+    // At 2 per second, six messages at once take 2.5 s of slots: the later ones still wait when the number goes.
+    const sent = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        account.client.POST('/v1/messages', { body: { from: paced, to: '+14155550123', body: `queued ${i}` } }),
+      ),
+    );
+    await release(paced);
+    const finals = [];
+    for (const { data } of sent) finals.push(await waitForStatusIn(account, data!.sid, ['delivered', 'failed']));
+    const failed = finals.filter((m) => m.status === 'failed');
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    for (const m of failed) expect(m).toMatchObject({ error_code: 'from_number_released', date_sent: null });
+    for (const m of finals.filter((m) => m.status === 'delivered')) expect(m.error_code).toBeNull();
+  });
+
   it.each([
     ['in the past', () => inMs(-60_000)],
     ['now', () => inMs(0)],
@@ -198,6 +248,16 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
   /** A number of its own per test, so the pacing of one test does not slow another. */
   function uniqueFrom() {
     return giveNumber(t, account);
+  }
+
+  /** Releases the account's number `phoneNumber` through the API. */
+  async function release(phoneNumber: string) {
+    const { data } = await account.client.GET('/v1/incoming-phone-numbers', { params: { query: { page_size: 1000 } } });
+    const number = data!.data.find((n) => n.phone_number === phoneNumber)!;
+    const { response } = await account.client.DELETE('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: number.sid } },
+    });
+    expect(response.status).toBe(204);
   }
 });
 
