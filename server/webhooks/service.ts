@@ -131,7 +131,9 @@ export class WebhookService {
   }
 
   /** Makes a given-up event of the account due again now, for one more attempt; false when there is none such. */
-  retryNow(accountSid: string, eventId: string): Promise<boolean> {
+  async retryNow(accountSid: string, eventId: string): Promise<boolean> {
+    // A form's field: one with a NUL names no event (PostgreSQL's text cannot hold one; the query would fail).
+    if (eventId.includes('\u0000')) return false;
     return this.store.transaction((tx) =>
       retryGivenUpEvent(tx, this.store.dialect, accountSid, eventId, nowIso(tx.clock)),
     );

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINES, useTestServer } from '../support/server.js';
 import { signInCookie } from '../support/dashboard.js';
+import { giveNumber } from '../support/numbers.js';
 
 describe.each(ENGINES)('dashboard input with a NUL (%s)', (engine) => {
   const t = useTestServer({ engine });
@@ -41,6 +42,22 @@ describe.each(ENGINES)('dashboard input with a NUL (%s)', (engine) => {
     // The same pages without the NUL are read as usual.
     const plain = await fetch(`${t.url}/dashboard/logs/messages?to=%2B14155550100`, { headers: { cookie } });
     expect(plain.status).toBe(200);
+  });
+
+  it("takes a NUL in the retry form's event_id as no event given up: nothing to retry", async () => {
+    const { cookie, csrf } = await session();
+    const from = await giveNumber(t, t.account);
+    const sent = await t.account.client.POST('/v1/messages', { body: { from, to: '+14155550123', body: 'hi' } });
+    const page = `/dashboard/logs/messages/${sent.data!.sid}`;
+    const res = await fetch(`${t.url}${page}/retry`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ _csrf: csrf, event_id: 'msg_\0' }),
+    });
+    expect([res.status, res.headers.get('location')]).toEqual([303, page]);
+    const shown = await (await fetch(`${t.url}${page}`, { headers: { cookie } })).text();
+    expect(shown).toContain('That webhook was not given up; nothing to retry.');
   });
 
   it('answers a NUL in a form field with the error beside the field, and writes nothing', async () => {
