@@ -73,3 +73,14 @@ export function splitSegments(text: string): Segments {
 export function countSegments(text: string): number {
   return splitSegments(text).parts.length;
 }
+
+/**
+ * Whether `text` has more than `max` characters, counted as the spec's `maxLength` counts them (Unicode code points:
+ * an emoji outside the BMP is one, though two UTF-16 units). Counted only when its UTF-16 length is over `max`.
+ */
+export function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let characters = 0;
+  for (const _ of text) if (++characters > max) return true;
+  return false;
+}

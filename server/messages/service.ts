@@ -13,7 +13,7 @@ import { MessageEvents, REPLY_HANDLER, type InboundRelay, type MessageListener, 
 import { MessagePipeline, dispatchJobRow, enqueueDispatch, inboundRow } from './pipeline.js';
 import { jobCommitted } from '../jobs/queue.js';
 import { parseReplies } from './replies.js';
-import { countSegments } from './segments.js';
+import { countSegments, longerThan } from './segments.js';
 import * as messages from './store.js';
 import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
@@ -111,7 +111,7 @@ export class MessageService {
     const body = input.body ?? '';
     const media = input.media_url ?? [];
     if (!body && media.length === 0) throw errors.invalidField('body', 'body or media_url is required');
-    if (body.length > MAX_BODY) throw errors.invalidField('body', `must be at most ${MAX_BODY} characters`);
+    if (longerThan(body, MAX_BODY)) throw errors.invalidField('body', `must be at most ${MAX_BODY} characters`);
     if (media.length > MAX_MEDIA) throw errors.invalidField('media_url', `must have at most ${MAX_MEDIA} items`);
     if (media.some((url) => !/^https?:\/\/\S+$/.test(url)))
       throw errors.invalidField('media_url', 'must be http or https URLs');

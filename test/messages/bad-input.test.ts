@@ -26,6 +26,7 @@ describe.each(ENGINES)('bad input to POST /v1/messages (%s)', (engine) => {
     ['to', 'a leading zero', (v) => ({ ...v, to: '+04155550123' })],
     ['body', 'a number', (v) => ({ ...v, body: 42 })],
     ['body', 'over 1600 characters', (v) => ({ ...v, body: 'x'.repeat(1601) })],
+    ['body', 'over 1600 characters, emoji', (v) => ({ ...v, body: '😀'.repeat(1601) })],
     ['body', 'missing without media_url', ({ body: _, ...rest }) => rest],
     ['body', 'empty without media_url', (v) => ({ ...v, body: '' })],
     ['media_url', 'a string, not an array', (v) => ({ ...v, media_url: 'https://cdn.example.com/a.png' })],

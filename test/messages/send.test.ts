@@ -115,6 +115,15 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
     expect((await waitForStatus(account.client, sms.data!.sid, 'delivered')).status).toBe('delivered');
   });
 
+  it('takes a body of 1600 characters counted as the spec counts them: an emoji is one', async () => {
+    const body = '😀'.repeat(1600);
+    const { data, response } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550123', body },
+    });
+    expect(response.status).toBe(201);
+    expect(data!.body).toBe(body);
+  });
+
   it('accepts a form-encoded body with repeated media_url keys', async () => {
     const form = createTelephonyClient({ baseUrl: t.url, apiKey: account.apiKey, encoding: 'form' });
     const { data, response } = await form.POST('/v1/messages', {

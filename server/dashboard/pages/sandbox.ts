@@ -5,6 +5,7 @@ import type { Request, Response, Router } from 'express';
 import { render } from '../render.js';
 import { type DashboardContext, notFoundPage, sessionOf } from '../context.js';
 import { ApiError } from '../../errors.js';
+import { longerThan } from '../../messages/segments.js';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 const MAX_BODY = 1600;
@@ -45,7 +46,7 @@ export function mountSandbox(router: Router, ctx: DashboardContext): void {
     if (!E164.test(form.from)) errors.from = 'Give the outside number in E.164 form, such as +14155550123.';
     if (!E164.test(form.to)) errors.to = 'Choose one of your numbers.';
     if (kind === 'message' && !form.body) errors.body = 'Write the message.';
-    if (form.body.length > MAX_BODY) errors.body = `At most ${MAX_BODY} characters.`;
+    if (longerThan(form.body, MAX_BODY)) errors.body = `At most ${MAX_BODY} characters.`;
     if (Object.keys(errors).length === 0) {
       try {
         if (kind === 'message') {
