@@ -1265,8 +1265,10 @@ export interface components {
             /** @description Why the call ended `failed` (or was rejected); null otherwise. `invalid_destination`
              *     (the number does not exist), `instructions_fetch_failed` (the instructions URL gave no
              *     usable answer), `invalid_instructions` (not valid TwiML), `instruction_loop` (more than
-             *     100 documents in one call), `rejected` (`<Reject>`), `call_interrupted` (the server
-             *     running the call stopped while it was live).
+             *     100 documents in one call), `dial_loop` (a `<Dial>` leg to a number of this platform
+             *     that would ring an 11th inbound leg in one chain of such dials), `rejected`
+             *     (`<Reject>`), `call_interrupted` (the server running the call stopped while it was
+             *     live).
              *      */
             error_code: string | null;
             /** @description A readable explanation of `error_code`; null when it is null. */

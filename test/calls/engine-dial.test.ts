@@ -6,6 +6,7 @@ import { accountWithNumber } from '../support/numbers.js';
 import { useReceiver } from '../support/webhook-receiver.js';
 import { waitUntil } from '../support/wait.js';
 import { FAST_CALLS, FINAL_STATUSES, callRow, eventsOf, finalCall, holdNumber, sayThenHangup } from './support.js';
+import { MAX_CHAINED_INBOUND_LEGS } from '../../server/calls/engine/engine.js';
 
 describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_CALLS });
@@ -98,6 +99,35 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect((await finalCall(holder, inbound.sid)).status).toBe('completed');
     expect(await finals(sid)).toEqual(['call.completed']);
     expect(await finals(inbound.sid)).toEqual(['call.completed']);
+  });
+
+  it('ends a chain of dials between numbers held here at 10 inbound legs: the next dial leg fails dial_loop', async () => {
+    // A number whose instructions dial itself: each inbound leg dials the number again, for as long as the first lasts.
+    const looping = await t.newAccount('looping');
+    let number = '';
+    receiver.answer = (request) =>
+      request.path === '/loop'
+        ? { status: 200, contentType: 'text/xml', body: `<Response><Dial>${number}</Dial></Response>` }
+        : { status: 200 };
+    number = await holdNumber(looping, { VoiceUrl: `${receiver.url}/loop` });
+    const { data } = await account.client.POST('/v1/calls', {
+      body: { from, to: number, twiml: '<Response><Pause length="600"/></Response>' },
+    });
+    const db = t.server.services.store.db;
+    const legsOf = () => db.selectFrom('calls').selectAll().where('account_sid', '=', looping.sid).execute();
+    const stopped = await waitUntil(async () => (await legsOf()).find((leg) => leg.error_code === 'dial_loop'));
+    expect(stopped).toMatchObject({ direction: 'outbound-dial', status: 'failed', to_number: number });
+    expect(stopped.error_message).toContain('10 calls to numbers of this platform');
+    const legs = await legsOf();
+    expect(legs.filter((leg) => leg.direction === 'inbound')).toHaveLength(MAX_CHAINED_INBOUND_LEGS);
+    expect(legs.filter((leg) => leg.direction === 'outbound-dial')).toHaveLength(MAX_CHAINED_INBOUND_LEGS);
+    // None rings after it; hanging up the first call ends them all.
+    await account.client.POST('/v1/calls/{sid}', {
+      params: { path: { sid: data!.sid } },
+      body: { status: 'completed' },
+    });
+    await waitUntil(async () => (await legsOf()).every((leg) => FINAL_STATUSES.includes(leg.status)) || undefined);
+    expect(await legsOf()).toHaveLength(2 * MAX_CHAINED_INBOUND_LEGS);
   });
 
   it("bridges to another account's number, whose voice_url runs; the Dial action gets the child's end", async () => {

@@ -23,6 +23,13 @@ import { VerificationCalls, type VerificationCallReports } from './verification-
 import type { LegHooks } from './leg-hooks.js';
 import type { Logger } from 'pino';
 
+/**
+ * The most inbound legs a chain of dials between numbers held here reaches: a number whose instructions dial it (or a
+ * number that dials back) would otherwise ring leg after leg, each billed and fetching instructions, for as long as
+ * the first call lasts. The dial leg that would ring one more ends `failed` with `dial_loop`.
+ */
+export const MAX_CHAINED_INBOUND_LEGS = 10;
+
 type EngineConfig = Pick<Config, 'callFetchTimeoutMs' | 'recordingMaxBytes' | 'webhookAllowPrivate'>;
 
 export class CallRunner implements CallEngine, VoiceReports {
@@ -141,6 +148,17 @@ export class CallRunner implements CallEngine, VoiceReports {
     // A verification leg reaches the handset itself, never an account's app on a number held here.
     const toHolder = row.direction !== 'inbound' && row.purpose === 'api';
     const number = toHolder ? await voiceNumber(tx.db, row.to_number) : undefined;
+    if (
+      number &&
+      row.direction === 'outbound-dial' &&
+      (await this.inboundLegsBefore(tx, row)) >= MAX_CHAINED_INBOUND_LEGS
+    )
+      return this.driver.finish(tx, row, 'failed', {
+        errorCode: 'dial_loop',
+        errorMessage:
+          `This call was dialed through ${MAX_CHAINED_INBOUND_LEGS} calls to numbers of this platform in a ` +
+          "chain; a number's instructions probably dial back into it.",
+      });
     const inbound = number && inboundLeg(number, row.from_number, row.to_number, tx.clock.now(), row.sid);
     const change = { status: 'ringing' as const, peer_sid: inbound ? inbound.sid : row.peer_sid };
     const rung = await changeCall(tx.db, row.sid, ['queued'], { ...change, date_updated: nowIso(tx.clock) });
@@ -150,6 +168,23 @@ export class CallRunner implements CallEngine, VoiceReports {
     const leg = await this.hooks.inbound(tx, inbound);
     await insertCall(tx.db, leg);
     await callEvent(this.webhooks, tx, leg, 'ringing');
+  }
+
+  /**
+   * How many inbound legs on this platform lead to a dial leg, up to the bound: its parent when inbound, then the
+   * parent of the dial leg that rang that one, and so on (a leg at a time: only a dial to a number held here asks).
+   */
+  private async inboundLegsBefore(tx: Tx, dial: CallRow): Promise<number> {
+    let legs = 0;
+    for (let leg = dial; legs < MAX_CHAINED_INBOUND_LEGS;) {
+      const parent = leg.parent_call_sid ? await callBySid(tx.db, leg.parent_call_sid) : undefined;
+      if (parent?.direction !== 'inbound') break;
+      legs += 1;
+      const caller = parent.peer_sid ? await callBySid(tx.db, parent.peer_sid) : undefined;
+      if (caller?.direction !== 'outbound-dial') break;
+      leg = caller;
+    }
+    return legs;
   }
 
   /** Answered: a leg with a ringing peer on this platform is answered with it, at once (answered_by null). */
