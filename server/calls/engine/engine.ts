@@ -148,17 +148,10 @@ export class CallRunner implements CallEngine, VoiceReports {
     // A verification leg reaches the handset itself, never an account's app on a number held here.
     const toHolder = row.direction !== 'inbound' && row.purpose === 'api';
     const number = toHolder ? await voiceNumber(tx.db, row.to_number) : undefined;
-    if (
-      number &&
-      row.direction === 'outbound-dial' &&
-      (await this.inboundLegsBefore(tx, row)) >= MAX_CHAINED_INBOUND_LEGS
-    )
-      return this.driver.finish(tx, row, 'failed', {
-        errorCode: 'dial_loop',
-        errorMessage:
-          `This call was dialed through ${MAX_CHAINED_INBOUND_LEGS} calls to numbers of this platform in a ` +
-          "chain; a number's instructions probably dial back into it.",
-      });
+    if (number && row.direction === 'outbound-dial') {
+      const chain = await this.chainAbove(tx, row);
+      if (chain.inboundLegs >= MAX_CHAINED_INBOUND_LEGS) return this.endLoop(tx, row, chain.start);
+    }
     const inbound = number && inboundLeg(number, row.from_number, row.to_number, tx.clock.now(), row.sid);
     const change = { status: 'ringing' as const, peer_sid: inbound ? inbound.sid : row.peer_sid };
     const rung = await changeCall(tx.db, row.sid, ['queued'], { ...change, date_updated: nowIso(tx.clock) });
@@ -171,20 +164,38 @@ export class CallRunner implements CallEngine, VoiceReports {
   }
 
   /**
-   * How many inbound legs on this platform lead to a dial leg, up to the bound: its parent when inbound, then the
-   * parent of the dial leg that rang that one, and so on (a leg at a time: only a dial to a number held here asks).
+   * The chain of calls between numbers held here that leads to a dial leg: how many inbound legs it holds (the dial
+   * leg's parent when inbound, then the parent of the dial leg that rang that one, and so on), and the leg it started
+   * from (an API call, or an inbound call from outside). A leg at a time: only a dial to a number held here asks, and
+   * a chain is never longer than the bound (its walk stops at four times that all the same).
    */
-  private async inboundLegsBefore(tx: Tx, dial: CallRow): Promise<number> {
-    let legs = 0;
-    for (let leg = dial; legs < MAX_CHAINED_INBOUND_LEGS;) {
+  private async chainAbove(tx: Tx, dial: CallRow): Promise<{ inboundLegs: number; start: CallRow | undefined }> {
+    let inboundLegs = 0;
+    let leg = dial;
+    while (inboundLegs < 4 * MAX_CHAINED_INBOUND_LEGS) {
       const parent = leg.parent_call_sid ? await callBySid(tx.db, leg.parent_call_sid) : undefined;
-      if (parent?.direction !== 'inbound') break;
-      legs += 1;
+      if (parent?.direction !== 'inbound') return { inboundLegs, start: parent };
+      inboundLegs += 1;
       const caller = parent.peer_sid ? await callBySid(tx.db, parent.peer_sid) : undefined;
-      if (caller?.direction !== 'outbound-dial') break;
+      if (caller?.direction !== 'outbound-dial') return { inboundLegs, start: caller ?? parent };
       leg = caller;
     }
-    return legs;
+    return { inboundLegs, start: undefined };
+  }
+
+  /**
+   * A dial that would ring one inbound leg too many: it fails with `dial_loop`, and the call the chain started from
+   * is hung up, which ends every leg of the chain (each leg's end ends its peer and its dial). Failing the dial alone
+   * would not end the loop: its parent goes on with its instructions, which may dial again (after a `<Redirect>`).
+   */
+  private async endLoop(tx: Tx, dial: CallRow, start: CallRow | undefined): Promise<void> {
+    await this.driver.finish(tx, dial, 'failed', {
+      errorCode: 'dial_loop',
+      errorMessage:
+        `This call was dialed through ${MAX_CHAINED_INBOUND_LEGS} calls to numbers of this platform in a ` +
+        "chain; a number's instructions probably dial back into it.",
+    });
+    if (start && isLive(start)) await this.driver.hangup(tx, start);
   }
 
   /** Answered: a leg with a ringing peer on this platform is answered with it, at once (answered_by null). */
