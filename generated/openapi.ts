@@ -361,7 +361,8 @@ export interface paths {
          *     use it as a proxy number end `failed` with `closed_reason` `number_released`. Your
          *     messages from it still `queued` (scheduled, or waiting for their send slot) are never
          *     sent from it: each ends `failed` with `error_code` `from_number_released` when its turn
-         *     comes. A fetch afterwards answers 404.
+         *     comes (`validity_period_expired` if its validity ran out first). A fetch afterwards
+         *     answers 404.
          *
          */
         delete: operations["releasePhoneNumber"];

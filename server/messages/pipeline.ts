@@ -21,6 +21,7 @@ import {
   insertMessage,
   markSendingFromHeld,
   messageBySid,
+  queuedFromHeld,
   takeSlotAndSend,
   transition,
   transitionWithHolder,
@@ -124,9 +125,11 @@ export class MessagePipeline implements CarrierReports {
       return carriedOn;
     };
     if (job.slot) return handOverMarked(await this.markSending(tx, job.sid));
-    // The slot is taken before the message is known to be still queued (its update to `sending` tells): a message
-    // canceled meanwhile holds its sender back one slot, rather than every message paying a read first.
-    const { slot, marked } = await this.takeSlot(tx, job.sid, from, expires);
+    // No slot is taken for a message no longer queued, or from a number its account released (the number's slots
+    // may be another account's by now).
+    const taken = await this.takeSlot(tx, job.sid, from, expires);
+    if (taken === 'unsendable') return handOverMarked(undefined);
+    const { slot, marked } = taken;
     const next = { sid: job.sid, from, expiresAt };
     // No slot before it expires: come back when it does, to fail it then.
     if (!slot) return tryAgain(next, new Date(expires + 1));
@@ -137,8 +140,9 @@ export class MessagePipeline implements CarrierReports {
   }
 
   /**
-   * The sender's next send slot, no later than `expires` (null: none, nothing taken). On PostgreSQL, with a carrier
-   * that paces by the platform's send slots, the statement that takes it also marks the message `sending` when the
+   * The sender's next send slot, no later than `expires` (null: none, nothing taken), or 'unsendable' (nothing
+   * taken) when the message is no longer queued or its account no longer holds `from`. On PostgreSQL, with a carrier
+   * that paces by the platform's send slots, one statement does it all and also marks the message `sending` when the
    * slot is now: `marked` then holds the message's new row (undefined: it was no longer queued).
    */
   private async takeSlot(
@@ -146,16 +150,19 @@ export class MessagePipeline implements CarrierReports {
     sid: string,
     from: string,
     expires: number,
-  ): Promise<{ slot: Date | null; marked?: { sending: MessageRow | undefined } }> {
+  ): Promise<{ slot: Date | null; marked?: { sending: MessageRow | undefined } } | 'unsendable'> {
     const interval = this.carrier.sendSlotIntervalMs;
-    if (this.dialect !== 'postgres' || interval === undefined)
+    if (this.dialect !== 'postgres' || interval === undefined) {
+      if (!(await queuedFromHeld(tx.db, sid))) return 'unsendable';
       return { slot: await this.carrier.reserveSendSlot(tx, from, new Date(expires)) };
+    }
     const now = nowIso(tx.clock);
     const taken = await takeSlotAndSend(tx.db, sid, from, {
       now,
       notAfter: new Date(expires).toISOString(),
       intervalMs: interval,
     });
+    if (!taken.sendable) return 'unsendable';
     if (!taken.slot) return { slot: null };
     const slot = new Date(taken.slot);
     return taken.slot <= now ? { slot, marked: { sending: taken.sending } } : { slot };

@@ -1,8 +1,8 @@
 // SQL of messages (SQLite and PostgreSQL alike). Status changes are conditional updates, so a transition
 // happens once even when two workers race for it.
-import { CompiledQuery, sql, type Updateable } from 'kysely';
+import { CompiledQuery, sql, type ExpressionBuilder, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
+import type { Database, JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import type { Holder } from '../numbers/store.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -35,19 +35,26 @@ const updateFrom = (db: Db, sid: string, from: readonly MessageStatus[], set: Ch
 const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
   updateFrom(db, sid, from, set).returningAll(),
 );
+/** The message's account still holds the number it is sent from. */
+const senderHeld = ({ exists, selectFrom }: ExpressionBuilder<Database, 'messages'>) =>
+  exists(
+    selectFrom('incoming_numbers')
+      .select('incoming_numbers.sid')
+      .whereRef('incoming_numbers.phone_number', '=', 'messages.from_number')
+      .whereRef('incoming_numbers.account_sid', '=', 'messages.account_sid'),
+  );
 /** A queued message marked `sending` only while its account holds its sending number (released numbers send
  * nothing more of their former account's, whoever holds them next). */
 const updateQueuedFromHeld = prepared((db, sid: string, set: Change) =>
-  updateFrom(db, sid, ['queued'], set)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('incoming_numbers')
-          .select('incoming_numbers.sid')
-          .whereRef('incoming_numbers.phone_number', '=', 'messages.from_number')
-          .whereRef('incoming_numbers.account_sid', '=', 'messages.account_sid'),
-      ),
-    )
-    .returningAll(),
+  updateFrom(db, sid, ['queued'], set).where(senderHeld).returningAll(),
+);
+const selectQueuedFromHeld = prepared((db, sid: string) =>
+  db
+    .selectFrom('messages')
+    .select('messages.sid')
+    .where('messages.sid', '=', sid)
+    .where('messages.status', '=', 'queued')
+    .where(senderHeld),
 );
 const updateScheduledIn = prepared(
   (db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
@@ -204,6 +211,11 @@ export function messageBySid(db: Conn, sid: string): Promise<MessageRow | undefi
   return selectBySid.first(db, sid);
 }
 
+/** Whether the message is still queued and its account still holds the number it is sent from. */
+export async function queuedFromHeld(db: Conn, sid: string): Promise<boolean> {
+  return (await selectQueuedFromHeld.first(db, sid)) !== undefined;
+}
+
 /**
  * Moves a queued message to `sending` only if its account still holds the number it is sent from: its new row, or
  * undefined when it is no longer queued or its sender was released (`failUnheldSender` tells them apart).
@@ -258,44 +270,51 @@ export async function transitionWithHolder(
   return { row, holder };
 }
 
-/** A row of `sendingAtFreeSlot`: the slot, and the message's columns, all null when it was not marked. */
-type SlotAndRow = { slot: string | null } & { [K in keyof MessageRow]: MessageRow[K] | null };
+/** A row of `sendingAtFreeSlot`: whether the message was to send, the slot, and the message's columns, all null when
+ * it was not marked. */
+type SlotAndRow = { sendable: boolean; slot: string | null } & { [K in keyof MessageRow]: MessageRow[K] | null };
 
-// PostgreSQL only (a data-modifying WITH). The update is `markSendingFromHeld`'s; the slot's text is compared byte by
-// byte, as carrier_send_slot_take compares it.
+// PostgreSQL only (a data-modifying WITH). A message no longer queued, or whose account no longer holds its sender,
+// takes no slot (a released number's slots are its new holder's); the update is `markSendingFromHeld`'s, its row
+// locked after the slot's as in every transaction that takes a slot. The slot's text is compared byte by byte, as
+// carrier_send_slot_take compares it.
 const sendingAtFreeSlot = prepared(
   (db, sid: string, from: string, now: string, notAfter: string, intervalMs: number) => ({
     compile: () =>
       sql<SlotAndRow>`
-        with slot as (select carrier_send_slot_take(${from}, ${now}, ${notAfter}, ${intervalMs}) as at),
+        with target as (
+          select m.sid from messages m
+          where m.sid = ${sid} and m.status = 'queued' and exists (select 1 from incoming_numbers n
+            where n.phone_number = m.from_number and n.account_sid = m.account_sid)
+        ),
+        slot as (select carrier_send_slot_take(${from}, ${now}, ${notAfter}, ${intervalMs}) as at from target),
         sending as (
           update messages set status = 'sending', date_updated = ${now}
-          where sid = ${sid} and status = 'queued' and (select at from slot) collate "C" <= ${now}
-            and exists (select 1 from incoming_numbers n
-              where n.phone_number = messages.from_number and n.account_sid = messages.account_sid)
+          where sid = (select sid from target) and status = 'queued' and (select at from slot) collate "C" <= ${now}
           returning *
         )
-        select slot.at as slot, sending.* from slot left join sending on true`.compile(db),
+        select exists (select 1 from target) as sendable, slot.at as slot, sending.*
+        from (select 1) as one left join slot on true left join sending on true`.compile(db),
   }),
 );
 
 /**
- * PostgreSQL: takes `from`'s next send slot, `intervalMs` after the one before and no later than `notAfter`
- * (migration 028's carrier_send_slot_take, as carrier/store.ts takes it), and when that slot is `now`, marks the
- * message `sending` (its `date_updated` now) if it is still queued and its sender held: one round trip where the two
- * statements apart take two. The slot (null: none before `notAfter`, nothing taken), and the message's new row when
- * it was marked.
+ * PostgreSQL: when the message is still queued and its account holds `from`, takes `from`'s next send slot,
+ * `intervalMs` after the one before and no later than `notAfter` (migration 028's carrier_send_slot_take, as
+ * carrier/store.ts takes it), and when that slot is `now`, marks the message `sending` (its `date_updated` now): one
+ * round trip where the statements apart take three. Whether it was to send (false: nothing taken), the slot (null:
+ * none before `notAfter`, nothing taken), and the message's new row when it was marked.
  */
 export async function takeSlotAndSend(
   db: Tx['db'],
   sid: string,
   from: string,
   slot: { now: string; notAfter: string; intervalMs: number },
-): Promise<{ slot: string | null; sending: MessageRow | undefined }> {
+): Promise<{ sendable: boolean; slot: string | null; sending: MessageRow | undefined }> {
   const found = await sendingAtFreeSlot.first(db, sid, from, slot.now, slot.notAfter, slot.intervalMs);
-  if (!found) throw new Error('carrier_send_slot_take answered no row');
-  const { slot: at, ...row } = found;
-  return { slot: at, sending: row.sid === null ? undefined : (row as MessageRow) };
+  if (!found) throw new Error('the send slot statement answered no row');
+  const { sendable, slot: at, ...row } = found;
+  return { sendable, slot: at, sending: row.sid === null ? undefined : (row as MessageRow) };
 }
 
 export async function deleteMessage(

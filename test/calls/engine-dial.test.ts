@@ -101,7 +101,7 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(inbound.sid)).toEqual(['call.completed']);
   });
 
-  it('ends a chain of dials between numbers held here at 10 inbound legs: dial_loop, and the first call hung up', async () => {
+  it('ends a chain of dials between numbers held here at 10 legs: dial_loop, and the first call hung up', async () => {
     // A number whose instructions dial itself, and after each dial's end fetch themselves again: without the bound,
     // every inbound leg dials the number anew, for as long as the first call lasts.
     const looping = await t.newAccount('looping');
