@@ -11,7 +11,7 @@
 import metadataModule from 'express-openapi-validator/dist/middlewares/openapi.metadata.js';
 import typesModule from 'express-openapi-validator/dist/framework/types.js';
 import preprocessorModule from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
-import { requireFromValidator } from './validator-require.js';
+import { pathToRegexp } from 'path-to-regexp';
 import type { NextFunction, Request, Response } from 'express';
 
 type PathItems = Record<string, Record<string, unknown> | undefined>;
@@ -42,12 +42,6 @@ const { BadRequest, MethodNotAllowed, NotFound } = typesModule as unknown as Rec
 >;
 const { httpMethods } = preprocessorModule as unknown as {
   httpMethods: Set<string>;
-};
-const { pathToRegexp } = requireFromValidator('path-to-regexp') as {
-  pathToRegexp: (
-    path: string,
-    options: { sensitive: boolean; strict: boolean },
-  ) => { regexp: RegExp; keys: { name: string }[] };
 };
 
 interface Route {
@@ -82,10 +76,9 @@ const tabled: ApplyMetadata = (context, responseApiDoc) => {
   const compile = (route: Route, flags: number) => {
     if (!route.compiled) {
       try {
-        const { regexp, keys } = pathToRegexp(route.expressRoute, {
-          sensitive: (flags & 1) !== 0,
-          strict: (flags & 2) !== 0,
-        });
+        // The library's options, `strict` too, which path-to-regexp 8 no longer reads.
+        const options = { sensitive: (flags & 1) !== 0, strict: (flags & 2) !== 0 };
+        const { regexp, keys } = pathToRegexp(route.expressRoute, options);
         route.compiled = { regexp, paramKeys: keys.map((k) => k.name) };
       } catch (error) {
         route.compiled = { error };

@@ -115,13 +115,13 @@ describe('the compiled server (npm start)', () => {
   // second copy (or the validator loaded from node_modules beside the bundle) would run the library unchanged.
   it('holds express-openapi-validator once, with the inner modules that server/http/ changes', () => {
     const bundle = fs.readFileSync(path.join(ROOT, 'dist/server/main.bundle.js'), 'utf8');
-    expect(bundle).not.toMatch(/(from |require\()["']express(-openapi-validator)?["'/]/);
+    expect(bundle).not.toMatch(/(from |require\()["']express["'/]/);
+    expect(bundle).not.toContain('"express-openapi-validator"');
     // Nor one of its inner modules reached at run time (through the validator's own require, say).
     expect(bundle).not.toMatch(/\(["']\.\/(middlewares|framework)\//);
     const defined = (name: string) => bundle.match(new RegExp(`\\bexports\\.${name} = ${name}\\d*;`, 'g'))?.length;
-    for (const name of ['applyOpenApiMetadata', 'useAjvCache', 'ResponseValidator', 'RequestValidator'])
-      expect(defined(name), name).toBe(1);
-    for (const name of ['SchemaPreprocessor', 'OpenAPISchemaValidator', 'OpenAPIFramework', 'BadRequest'])
+    const changed = ['applyOpenApiMetadata', 'useAjvCache', 'ResponseValidator', 'RequestValidator'];
+    for (const name of [...changed, 'SchemaPreprocessor', 'OpenAPISchemaValidator', 'OpenAPIFramework', 'BadRequest'])
       expect(defined(name), name).toBe(1);
   });
 });
