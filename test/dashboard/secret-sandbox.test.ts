@@ -122,6 +122,26 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     expect(data!.data).toEqual([]);
   });
 
+  it("counts a Sandbox message's 1600 characters as the API does: an emoji is one", async () => {
+    const account = await t.newAccount();
+    const mine = await giveNumber(t, account);
+    const page = await browser.newPage();
+    await signIn(page, t.url, account.apiKey);
+    await page.goto(`${t.url}/dashboard/sandbox`);
+    const csrf = (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!;
+    const inject = (body: string) =>
+      page.request.post(`${t.url}/dashboard/sandbox/inbound-message`, {
+        form: { _csrf: csrf, from: '+14155550996', to: mine, body },
+        maxRedirects: 0,
+      });
+    const refused = await inject('😀'.repeat(1601));
+    expect(refused.status()).toBe(400);
+    expect(await refused.text()).toContain('At most 1600 characters.');
+    expect((await inject('😀'.repeat(1600))).status()).toBe(303);
+    const { data } = await account.client.GET('/v1/messages', { params: { query: { to: mine } } });
+    expect(data!.data.map((m) => m.body)).toEqual(['😀'.repeat(1600)]);
+  });
+
   it('shows a delivered verification code on the Sandbox page and nowhere in the Verifications log', async () => {
     const account = await t.newAccount();
     const to = freshNumber();
