@@ -36,9 +36,10 @@ const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set:
   updateFrom(db, sid, from, set).returningAll(),
 );
 /** The message's account still holds the number it is sent from. */
-const senderHeld = ({ exists, selectFrom }: ExpressionBuilder<Database, 'messages'>) =>
-  exists(
-    selectFrom('incoming_numbers')
+const senderHeld = (eb: ExpressionBuilder<Database, 'messages'>) =>
+  eb.exists(
+    eb
+      .selectFrom('incoming_numbers')
       .select('incoming_numbers.sid')
       .whereRef('incoming_numbers.phone_number', '=', 'messages.from_number')
       .whereRef('incoming_numbers.account_sid', '=', 'messages.account_sid'),
