@@ -11,7 +11,7 @@ import { Store, dropPostgresSchema } from '../../server/store/db.js';
 import { loadConfig } from '../../server/config.js';
 import { testEnv } from '../support/server.js';
 import { freePort } from '../support/prism.js';
-import { killServerProcess, startServerProcess } from '../support/run.js';
+import { killServerProcess, serverReport, startServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { SHORT_LEASE } from '../support/lease.js';
 import { startReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
@@ -61,8 +61,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('three instances on one PostgreS
           if (s && s.exitCode === null && s.signalCode === null) await killServerProcess(s).catch(() => undefined);
       });
       const launch = async (n: number) => {
-        servers[n] = startServerProcess(envs[n]);
-        await waitUntil(async () => (await fetch(`${urls[n]}/readyz`)).ok, 60_000, `instance ${n} to be ready`);
+        const server = (servers[n] = startServerProcess(envs[n]));
+        await waitUntil(async () => (await fetch(`${urls[n]}/readyz`)).ok, 60_000, `instance ${n} to be ready`).catch(
+          (err: Error) => {
+            throw new Error(`${err.message}; instance ${n} ${serverReport(server)}`);
+          },
+        );
       };
       // The first makes the schema, the secret and the account; the others find them.
       await launch(0);

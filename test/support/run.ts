@@ -35,12 +35,28 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
 /** Starts the server from its TypeScript, in its own process group, so that a kill of the group reaches every process
  * it started. */
 export function startServerProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...TSX, 'server/main.ts'], {
+  const child = spawn(process.execPath, [...TSX, 'server/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env },
     detached: true,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let tail = '';
+  const keep = (data: Buffer) => (tail = (tail + data.toString()).slice(-TAIL_CHARS));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  tails.set(child, () => tail);
+  return child;
+}
+
+/** How much of its output a server started by startServerProcess keeps, for a test that must say why it failed. */
+const TAIL_CHARS = 4000;
+const tails = new WeakMap<ChildProcess, () => string>();
+
+/** How a server started by startServerProcess is doing (running, or how it ended) and the last of its output. */
+export function serverReport(child: ChildProcess): string {
+  const state = child.exitCode !== null ? `exited ${child.exitCode}` : (child.signalCode ?? 'running');
+  return `${state}; its last output:\n${tails.get(child)?.() ?? ''}`;
 }
 
 /** Kills a server started by startServerProcess with SIGKILL (its whole group) and waits until it has exited. */
