@@ -2,6 +2,7 @@
 import {
   DEFAULT_MIGRATION_LOCK_TABLE,
   DEFAULT_MIGRATION_TABLE,
+  PostgresAdapter,
   PostgresDialect,
   sql,
   type DatabaseIntrospector,
@@ -83,8 +84,33 @@ class OwnSchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
+/**
+ * Kysely's PostgreSQL adapter takes one advisory lock for the whole database while it migrates, whatever the schema:
+ * the servers of different schemas in one database (each test server, each tenant of a shared database) waited for
+ * each other's migrations, one at a time (a CI run's instance was not ready after 60 s). This one locks the schema
+ * the connection works in (`current_schema()`: the server's, else the first of the search path), so the instances of
+ * one schema still migrate one at a time and other schemas do not wait. Held to the end of the migrations' session
+ * (Kysely releases it), with Kysely's timeout of an hour.
+ */
+class OwnSchemaAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`select set_config('lock_timeout', '3600000', true), pg_advisory_lock(${MIGRATION_LOCK})`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(db);
+  }
+}
+
+/** The key of a schema's migration lock (test/store/migrations.test.ts takes it by this text). */
+const MIGRATION_LOCK = sql<bigint>`hashtextextended('telephony-api migrations ' || coalesce(current_schema(), ''), 0)`;
+
 export class OwnSchemaPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
+  }
+
+  override createAdapter(): PostgresAdapter {
+    return new OwnSchemaAdapter();
   }
 }

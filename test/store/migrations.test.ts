@@ -84,3 +84,42 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     expect(await hasColumn(store, 'sandbox_otp_deliveries', 'sealed')).toBe(true);
   });
 });
+
+// Kysely's PostgreSQL Migrator locks the whole database while it migrates; the store locks its schema instead.
+describe.runIf(ENGINES.includes('postgres'))('the migration lock (postgres)', () => {
+  const KYSELY_LOCK = '3853314791062309107';
+  const SCHEMA_LOCK = "hashtextextended('telephony-api migrations ' || coalesce(current_schema(), ''), 0)";
+  const disposals: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const dispose of disposals.splice(0)) await dispose();
+  });
+  const fresh = () => {
+    const db = freshDatabase('postgres');
+    disposals.push(() => db.dispose());
+    return db;
+  };
+  /** 'opened', or 'waiting' when the store has not opened within `ms`. */
+  const within = (opening: Promise<Store>, ms: number) =>
+    Promise.race([opening.then(() => 'opened'), new Promise((resolve) => setTimeout(() => resolve('waiting'), ms))]);
+
+  it("migrates a schema while another schema's migrations hold Kysely's lock for the whole database", async () => {
+    const other = fresh();
+    await other.open();
+    const holder = await other.connect();
+    disposals.unshift(() => holder.end());
+    await holder.query(`select pg_advisory_lock(${KYSELY_LOCK})`);
+    expect(await within(fresh().open(), 10_000)).toBe('opened');
+  });
+
+  it('makes a second instance of one schema wait for the first one’s migrations', async () => {
+    const db = fresh();
+    await db.open();
+    const holder = await db.connect();
+    disposals.unshift(() => holder.end());
+    await holder.query(`select pg_advisory_lock(${SCHEMA_LOCK})`);
+    const second = db.open();
+    expect(await within(second, 1_000)).toBe('waiting');
+    await holder.query(`select pg_advisory_unlock(${SCHEMA_LOCK})`);
+    expect(await within(second, 10_000)).toBe('opened');
+  });
+});
