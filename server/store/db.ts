@@ -15,6 +15,10 @@ import { WalCheckpointer } from './sqlite/checkpointer.js';
 import { registerConnection } from './sqlite/prepared.js';
 import { systemClock, type Clock } from '../clock.js';
 import { TransactionGroup, type PostgresHandles } from './transaction-group.js';
+import { PostgresProbe } from './postgres-probe.js';
+
+/** PostgreSQL: how long the readiness check waits for the database (as /readyz does: system/readiness.ts). */
+const PROBE_TIMEOUT_MS = 2000;
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -187,8 +191,12 @@ export class Store {
     }
     let applied: Set<string>;
     try {
-      const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db);
-      applied = new Set(rows.rows.map((row) => row.name));
+      const rows = this.postgres
+        ? await (this.probe ??= new PostgresProbe(this.postgres.pool.options, PROBE_TIMEOUT_MS)).rows<{ name: string }>(
+            `select name from ${DEFAULT_MIGRATION_TABLE}`,
+          )
+        : (await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db)).rows;
+      applied = new Set(rows.map((row) => row.name));
     } catch (err) {
       return { reason: 'The database does not answer.', cause: (err as Error).message };
     }
@@ -198,7 +206,11 @@ export class Store {
     return null;
   }
 
+  /** PostgreSQL: the connection `unhealthy` asks on, outside the pool (postgres-probe.ts). */
+  private probe?: PostgresProbe;
+
   async close(): Promise<void> {
+    await this.probe?.close();
     // A group of transactions gives the event loop turns while it is open: the connection closes after it commits.
     await this.grouped?.between(() => undefined);
     await this.checkpointer?.close();
@@ -356,6 +368,10 @@ async function openPostgres(
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A request waits at most this long for a connection (all of them stuck on a silent network, say), then fails.
+    connectionTimeoutMillis: 10_000,
+    // Connections to a peer gone silent are found out by the kernel in time, and leave the pool.
+    keepAlive: true,
     // Several queries on the wire at once: a transaction's `begin` and deferred writes go in one write with its next
     // statement (named-statements.ts).
     pipeline: true,

@@ -116,19 +116,32 @@ describe('readiness with the SQLite file gone', () => {
   });
 });
 
-/** A loopback TCP proxy to PostgreSQL that the test can cut (every connection closed, new ones refused) and mend. */
+/**
+ * A loopback TCP proxy to PostgreSQL that the test can cut (every connection closed, new ones refused), silence (every
+ * connection open stays open and carries nothing more, either way, as over a network path that drops packets; new
+ * ones too, until mended) and mend.
+ */
 async function startProxy(target: URL) {
   const sockets = new Set<net.Socket>();
   let cut = false;
+  let silent = false;
+  /** Connections open when the proxy was silenced: silent for good. */
+  const dead = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ]) {
+      sockets.add(from);
+      from.on('close', () => sockets.delete(from));
+      from.on('error', () => undefined);
+      from.on('data', (data: Buffer) => {
+        if (!silent && !dead.has(client)) to.write(data);
+      });
+      from.on('end', () => to.end());
     }
-    client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -137,8 +150,13 @@ async function startProxy(target: URL) {
       cut = true;
       for (const s of sockets) s.destroy();
     },
+    silence() {
+      silent = true;
+      for (const s of sockets) dead.add(s);
+    },
     mend() {
       cut = false;
+      silent = false;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -168,5 +186,18 @@ describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreacha
     proxy.mend();
     await waitForStatus(t.server, 200, 'readiness again');
     expect(t.lines.filter((l) => l.msg === 'request failed')).toEqual([]);
+  });
+
+  it('answers 503 while the database is silent, and 200 by itself once it answers on new connections', async () => {
+    await waitForStatus(t.server, 200, 'readiness first');
+    proxy.silence();
+    const down = await waitForStatus(t.server, 503, 'a 503 for the silent database');
+    expect(down.body.detail).toMatch(/^The database (does not answer|did not answer)/);
+    // New connections answer again; the ones open before stay silent, as a dead network path leaves them.
+    proxy.mend();
+    expect((await waitForStatus(t.server, 200, 'readiness again')).body).toEqual({ status: 'ok', database: 'ok' });
+    // The silent connections closed, so that the server's own queries on them end and it can stop.
+    proxy.cut();
+    proxy.mend();
   });
 });
