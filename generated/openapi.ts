@@ -1505,7 +1505,7 @@ export interface components {
         Message: {
             sid: components["schemas"]["MessageSid"];
             account_sid: components["schemas"]["AccountSid"];
-            from: components["schemas"]["PhoneNumberE164"];
+            from: components["schemas"]["MessageSender"];
             to: components["schemas"]["PhoneNumberE164"];
             /** @description Message text; empty for a media-only message. */
             body: string;
@@ -1590,6 +1590,15 @@ export interface components {
             sms: boolean;
             mms: boolean;
         };
+        /**
+         * @description Who sent the message: a phone number in E.164 format, always for messages you send. A
+         *     message received from a network (the SMPP carrier) may come from a short code (3 to 6
+         *     digits, e.g. `72345`) or an alphanumeric sender ID (up to 11 printable ASCII characters,
+         *     e.g. `ACME Bank`).
+         *
+         * @example +14155550123
+         */
+        MessageSender: string;
         /**
          * @description A phone number in E.164 format.
          * @example +14155550123

@@ -35,6 +35,32 @@ describe.each(ENGINES)('SMPP carrier: inbound messages (%s)', (engine) => {
   });
 
   it.each([
+    ['an alphanumeric sender ID', 'ACME Bank'],
+    ['a short code', '72345'],
+  ])('stores an MO from %s as it came, and the API shows it', async (_name, from) => {
+    const to = await holder(`sender-${from.length}`);
+    await f.smsc.sendMo(from, to, 'Your code is 1234');
+    const listed = async () =>
+      (await f.account.client.GET('/v1/messages', { params: { query: { direction: 'inbound', to } } })).data!.data;
+    const [inbound] = await waitUntil(async () => (await listed()).length === 1 && listed());
+    expect(inbound).toMatchObject({ from, to, body: 'Your code is 1234', status: 'received' });
+    const { data, response } = await f.account.client.GET('/v1/messages/{sid}', {
+      params: { path: { sid: inbound.sid } },
+    });
+    expect(response.status).toBe(200);
+    expect(data!.from).toBe(from);
+  });
+
+  it('acknowledges and drops an MO whose sender the API cannot show (empty)', async () => {
+    const to = await holder('no-sender');
+    // Resolved once the carrier answered the deliver_sm.
+    await f.smsc.sendMo('', to, 'from nobody');
+    expect(f.smsc.deliverStatuses.at(-1)).toBe(0);
+    const { data } = await f.account.client.GET('/v1/messages', { params: { query: { direction: 'inbound', to } } });
+    expect(data!.data).toEqual([]);
+  });
+
+  it.each([
     ['GSM-7', 'Long message in parts. '.repeat(12), false],
     ['UCS-2', 'Длинное сообщение по частям. '.repeat(6), true],
   ])('reassembles a concatenated %s MO into one message', async (_name, body, ucs2) => {

@@ -36,6 +36,17 @@ function e164Of(address: string): string {
   return /^\d+$/.test(address) ? `+${address}` : address;
 }
 
+/**
+ * An MO's sender as the API gives it (the spec's MessageSender): international digits (7 to 15) with their '+', a
+ * short code (3 to 6 digits) and an alphanumeric sender ID (up to 11 printable ASCII characters) as they are; null
+ * for any other address (empty, too long, other characters), which the API cannot show.
+ */
+function senderOf(address: string): string | null {
+  if (/^[1-9]\d{6,14}$/.test(address)) return `+${address}`;
+  if (/^\d{3,6}$/.test(address)) return address;
+  return /^[!-~]([ -~]{0,9}[!-~])?$/.test(address) && !/^\+?\d+$/.test(address) ? address : null;
+}
+
 export class SmppDeliveries {
   private concatTurn: Promise<unknown> = Promise.resolve();
 
@@ -88,8 +99,13 @@ export class SmppDeliveries {
   }
 
   private async inbound(pdu: DeliverSm): Promise<void> {
-    const from = e164Of(pdu.sourceAddr);
+    const from = senderOf(pdu.sourceAddr);
     const to = e164Of(pdu.destinationAddr);
+    if (from === null) {
+      // Acknowledged and dropped, as one to a number nobody holds: refused, the SMSC would deliver it again forever.
+      this.logger.info({ sourceAddr: pdu.sourceAddr, to }, 'SMPP: dropped an inbound message from an unusable sender');
+      return;
+    }
     const decoded = decodeShortMessage(pdu);
     // A NUL character (a UCS-2 U+0000, a 0x00 byte of IA5 or Latin-1) cannot be stored by PostgreSQL: dropped, so
     // that the message is stored and acknowledged rather than refused and delivered again forever.
