@@ -507,7 +507,9 @@ export const SETTINGS = {
     default: 5_000,
     min: 1,
     max: 3_600_000,
-    description: 'Delay before the first retry of a webhook (ms); doubles per attempt, with jitter.',
+    description:
+      'The longest delay before the first retry of a webhook (ms): each delay is a random point between half of ' +
+      'its step and all of it (jitter), and the step doubles per attempt.',
   }),
   webhookRetryMaxMs: integer({
     env: 'WEBHOOK_RETRY_MAX_MS',
