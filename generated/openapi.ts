@@ -2559,8 +2559,10 @@ export interface operations {
                 page_token?: components["parameters"]["PageToken"];
                 /** @description Only messages to this number (E.164; encode `+` as `%2B`). */
                 to?: components["schemas"]["PhoneNumberE164"];
-                /** @description Only messages from this number (E.164; encode `+` as `%2B`). */
-                from?: components["schemas"]["PhoneNumberE164"];
+                /** @description Only messages from this sender (E.164, encode `+` as `%2B`; or a short code or sender
+                 *     ID an inbound message came from).
+                 *      */
+                from?: components["schemas"]["MessageSender"];
                 /** @description Only messages in this status. */
                 status?: components["schemas"]["MessageStatus"];
                 /** @description Only messages in this direction. */

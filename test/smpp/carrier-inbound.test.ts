@@ -49,6 +49,9 @@ describe.each(ENGINES)('SMPP carrier: inbound messages (%s)', (engine) => {
     });
     expect(response.status).toBe(200);
     expect(data!.from).toBe(from);
+    // Listed by its sender too.
+    const bySender = await f.account.client.GET('/v1/messages', { params: { query: { from } } });
+    expect(bySender.data!.data.map((m) => m.sid)).toEqual([inbound.sid]);
   });
 
   it('acknowledges and drops an MO whose sender the API cannot show (empty)', async () => {
