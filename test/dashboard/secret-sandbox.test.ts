@@ -106,13 +106,19 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
     expect(await page.locator('#message-from-error').textContent()).toContain('E.164');
   });
 
-  it('answers a Sandbox message holding a NUL with the error beside its body, and stores nothing', async () => {
+  /** A new account holding a number, signed in on the Sandbox page; its form's CSRF token. */
+  async function onSandboxPage() {
     const account = await t.newAccount();
     const mine = await giveNumber(t, account);
     const page = await browser.newPage();
     await signIn(page, t.url, account.apiKey);
     await page.goto(`${t.url}/dashboard/sandbox`);
     const csrf = (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!;
+    return { account, mine, page, csrf };
+  }
+
+  it('answers a Sandbox message holding a NUL with the error beside its body, and stores nothing', async () => {
+    const { account, mine, page, csrf } = await onSandboxPage();
     const res = await page.request.post(`${t.url}/dashboard/sandbox/inbound-message`, {
       form: { _csrf: csrf, from: '+14155550997', to: mine, body: 'a\u0000b' },
     });
@@ -123,12 +129,7 @@ describe.each(ENGINES)('dashboard webhook secret and sandbox (%s)', (engine) => 
   });
 
   it("counts a Sandbox message's 1600 characters as the API does: an emoji is one", async () => {
-    const account = await t.newAccount();
-    const mine = await giveNumber(t, account);
-    const page = await browser.newPage();
-    await signIn(page, t.url, account.apiKey);
-    await page.goto(`${t.url}/dashboard/sandbox`);
-    const csrf = (await page.locator('input[name="_csrf"]').first().getAttribute('value'))!;
+    const { account, mine, page, csrf } = await onSandboxPage();
     const inject = (body: string) =>
       page.request.post(`${t.url}/dashboard/sandbox/inbound-message`, {
         form: { _csrf: csrf, from: '+14155550996', to: mine, body },
