@@ -17,9 +17,6 @@ import { systemClock, type Clock } from '../clock.js';
 import { TransactionGroup, type PostgresHandles } from './transaction-group.js';
 import { PostgresProbe } from './postgres-probe.js';
 
-/** PostgreSQL: how long the readiness check waits for the database (as /readyz does: system/readiness.ts). */
-const PROBE_TIMEOUT_MS = 2000;
-
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
@@ -175,8 +172,9 @@ export class Store {
   /**
    * Why this store cannot serve now, or null when it can: its database answers, is still the file it opened
    * (SQLite), and holds every migration this version knows (a database restored from an older backup would not).
+   * PostgreSQL is asked on a connection of its own, given up after `timeoutMs` (postgres-probe.ts).
    */
-  async unhealthy(): Promise<Unhealthy | null> {
+  async unhealthy(timeoutMs: number): Promise<Unhealthy | null> {
     if (this.sqlite) {
       // SQLite keeps reading a removed or replaced file through its open handle: look at the path itself.
       let ino: number;
@@ -191,12 +189,7 @@ export class Store {
     }
     let applied: Set<string>;
     try {
-      const rows = this.postgres
-        ? await (this.probe ??= new PostgresProbe(this.postgres.pool.options, PROBE_TIMEOUT_MS)).rows<{ name: string }>(
-            `select name from ${DEFAULT_MIGRATION_TABLE}`,
-          )
-        : (await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db)).rows;
-      applied = new Set(rows.map((row) => row.name));
+      applied = new Set((await this.migrationRows(timeoutMs)).map((row) => row.name));
     } catch (err) {
       return { reason: 'The database does not answer.', cause: (err as Error).message };
     }
@@ -208,6 +201,16 @@ export class Store {
 
   /** PostgreSQL: the connection `unhealthy` asks on, outside the pool (postgres-probe.ts). */
   private probe?: PostgresProbe;
+
+  /** The migrations the database records (PostgreSQL: on the probe's connection, within `timeoutMs`). */
+  private async migrationRows(timeoutMs: number): Promise<{ name: string }[]> {
+    if (!this.postgres) {
+      return (await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(this.db))
+        .rows;
+    }
+    this.probe ??= new PostgresProbe(postgresDriver().Client, this.postgres.pool.options);
+    return this.probe.rows(`select name from ${DEFAULT_MIGRATION_TABLE}`, timeoutMs);
+  }
 
   async close(): Promise<void> {
     await this.probe?.close();

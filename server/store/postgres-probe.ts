@@ -3,31 +3,28 @@
 // check made on the pool waited that long, and readiness with it, though the database answered again on new
 // connections. This connection is ended at the check's deadline and opened anew at the next check, so readiness
 // follows the database within a check or two of its return.
-import { createRequire } from 'node:module';
 import type pg from 'pg';
-
-/** The PostgreSQL driver, loaded only where a database URL is given (as in db.ts). */
-const postgresDriver = () => createRequire(import.meta.url)('pg') as typeof import('pg');
 
 export class PostgresProbe {
   private client: pg.Client | null = null;
 
   constructor(
+    /** The driver's client (db.ts loads the driver only where a database URL is given). */
+    private readonly Client: typeof pg.Client,
     /** The pool's connection settings (URL, search path). */
     private readonly config: pg.ClientConfig,
-    private readonly timeoutMs: number,
   ) {}
 
-  /** The rows of `text`, or an error when the database does not answer within the deadline (connecting included). */
-  async rows<R>(text: string): Promise<R[]> {
+  /** The rows of `text`, or an error when the database does not answer within `timeoutMs` (connecting included). */
+  async rows<R>(text: string, timeoutMs: number): Promise<R[]> {
     let timer: NodeJS.Timeout | undefined;
     let client: pg.Client | null = this.client;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
       const asked = (async () => {
-        client ??= await this.open();
+        client ??= await this.open(timeoutMs);
         return (await client.query(text)).rows as R[];
       })();
       asked.catch(() => undefined);
@@ -46,8 +43,8 @@ export class PostgresProbe {
     return client ? client.end().catch(() => undefined) : Promise.resolve();
   }
 
-  private async open(): Promise<pg.Client> {
-    const client = new (postgresDriver().Client)({ ...this.config, connectionTimeoutMillis: this.timeoutMs });
+  private async open(timeoutMs: number): Promise<pg.Client> {
+    const client = new this.Client({ ...this.config, connectionTimeoutMillis: timeoutMs });
     // A connection that breaks between checks is opened again at the next one.
     client.on('error', () => this.drop(client));
     try {

@@ -8,7 +8,8 @@ import type { Carrier } from '../carrier/carrier.js';
 
 /** How long the database's answer is reused: load balancers poll every few seconds, several of them at once. */
 const DATABASE_CHECK_MS = 1000;
-/** A database that has not answered within this long is reported unavailable (the check goes on behind). */
+/** A database that has not answered within this long is reported unavailable (PostgreSQL's check is given up then;
+ * SQLite's goes on behind). */
 const DATABASE_TIMEOUT_MS = 2000;
 
 export class Readiness {
@@ -59,7 +60,7 @@ export class Readiness {
     const now = performance.now();
     if (!this.database || now - this.database.at >= DATABASE_CHECK_MS) {
       this.checking ??= this.store
-        .unhealthy()
+        .unhealthy(DATABASE_TIMEOUT_MS)
         .catch((err: Error) => ({ reason: 'The database does not answer.', cause: err.message }))
         .finally(() => (this.checking = null));
       let timer: NodeJS.Timeout | undefined;
