@@ -1,8 +1,8 @@
 // SQL of messages (SQLite and PostgreSQL alike). Status changes are conditional updates, so a transition
 // happens once even when two workers race for it.
-import { CompiledQuery, sql, type ExpressionBuilder, type Updateable } from 'kysely';
+import { CompiledQuery, sql, type Updateable } from 'kysely';
 import type { Db, Dialect, Tx } from '../store/db.js';
-import type { Database, JobRow, MessageRow, MessageStatus } from '../store/schema.js';
+import type { JobRow, MessageRow, MessageStatus } from '../store/schema.js';
 import type { Holder } from '../numbers/store.js';
 import { paginate, type Page, type PageRequest } from '../store/pagination.js';
 import { prepared } from '../store/sqlite/prepared.js';
@@ -35,15 +35,11 @@ const updateFrom = (db: Db, sid: string, from: readonly MessageStatus[], set: Ch
 const updateIn = prepared((db, sid: string, from: readonly MessageStatus[], set: Change) =>
   updateFrom(db, sid, from, set).returningAll(),
 );
-/** The message's account still holds the number it is sent from. */
-const senderHeld = (eb: ExpressionBuilder<Database, 'messages'>) =>
-  eb.exists(
-    eb
-      .selectFrom('incoming_numbers')
-      .select('incoming_numbers.sid')
-      .whereRef('incoming_numbers.phone_number', '=', 'messages.from_number')
-      .whereRef('incoming_numbers.account_sid', '=', 'messages.account_sid'),
-  );
+/** "The account still holds the number the message is sent from", over the columns named: the one definition of
+ * the Kysely expression below, the slot statement's and the batched send's. */
+const holdsSender = (account: string, number: string) =>
+  `exists (select 1 from incoming_numbers n where n.phone_number = ${number} and n.account_sid = ${account})`;
+const senderHeld = sql<boolean>`${sql.raw(holdsSender('messages.account_sid', 'messages.from_number'))}`;
 /** A queued message marked `sending` only while its account holds its sending number (released numbers send
  * nothing more of their former account's, whoever holds them next). */
 const updateQueuedFromHeld = prepared((db, sid: string, set: Change) =>
@@ -147,9 +143,7 @@ const SEND_BATCH = (() => {
       select * from unnest(${arrays}) with ordinality as i (${[...job, ...message].join(', ')}, ord)
     ), owned as materialized (
       select i.ord, i.m_account_sid as account from input i
-      where exists (
-        select 1 from incoming_numbers n where n.phone_number = i.m_from_number and n.account_sid = i.m_account_sid
-      )
+      where ${holdsSender('i.m_account_sid', 'i.m_from_number')}
     ), admission as materialized (
       select a.account, a.admitted
       from (select array_agg(account order by account) as accounts, array_agg(n order by account) as wanted
@@ -285,8 +279,7 @@ const sendingAtFreeSlot = prepared(
       sql<SlotAndRow>`
         with target as (
           select m.sid from messages m
-          where m.sid = ${sid} and m.status = 'queued' and exists (select 1 from incoming_numbers n
-            where n.phone_number = m.from_number and n.account_sid = m.account_sid)
+          where m.sid = ${sid} and m.status = 'queued' and ${sql.raw(holdsSender('m.account_sid', 'm.from_number'))}
         ),
         slot as (select carrier_send_slot_take(${from}, ${now}, ${notAfter}, ${intervalMs}) as at from target),
         sending as (
