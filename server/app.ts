@@ -144,6 +144,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       dataDir,
       schema,
       synchronousCommit: config.databaseSynchronousCommit ?? undefined,
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
       logger,
       clock: options.clock,
       serverSecret: secret.load,

@@ -196,6 +196,18 @@ export const SETTINGS = {
     accepts: 'on, off, local, remote_write or remote_apply',
     read: (raw) => (['on', 'off', 'local', 'remote_write', 'remote_apply'].includes(raw) ? raw : undefined),
   }),
+  databaseQueryTimeoutMs: integer({
+    env: 'DATABASE_QUERY_TIMEOUT_MS',
+    default: 30_000,
+    min: 0,
+    max: 3_600_000,
+    description:
+      "PostgreSQL only: how long a statement's answer is awaited (ms; 0: no limit). Past it the statement fails and " +
+      'its connection is closed, as a database or network path gone silent would otherwise hold the request, job ' +
+      'or shutdown waiting on it until the kernel gives the connection up (minutes to hours); the pool opens new ' +
+      "connections. Migrations have no limit. A statement PostgreSQL is still running goes on there: set the role's " +
+      '`statement_timeout` to end those too.',
+  }),
   apiKey: optional({
     env: 'TELEPHONY_API_KEY',
     description: 'Makes sure a default account holding this API key exists at start (repeatable dev setups).',

@@ -56,6 +56,9 @@ export interface StoreOptions {
   /** PostgreSQL only: `synchronous_commit` on every connection (DATABASE_SYNCHRONOUS_COMMIT); the database's own
    * when absent. */
   synchronousCommit?: string;
+  /** PostgreSQL only: a statement's answer is awaited this long at most (ms; DATABASE_QUERY_TIMEOUT_MS), 0 for no
+   * limit; migrations have none. */
+  queryTimeoutMs?: number;
   logger?: Logger;
   /** Apply the migrations up to this one only (tests of an upgrade from an older version); all by default. */
   migrateTo?: string;
@@ -120,7 +123,7 @@ export class Store {
   static async open(options: StoreOptions): Promise<Store> {
     const clock = options.clock ?? systemClock;
     const store = options.databaseUrl
-      ? await openPostgres(options.databaseUrl, options.schema, clock, options.logger, options.synchronousCommit)
+      ? await openPostgres(options.databaseUrl, options, clock)
       : openSqlite(options.dataDir ?? './data', clock, options.logger);
     try {
       await store.migrate(options.migrateTo, { serverSecret: options.serverSecret });
@@ -139,7 +142,13 @@ export class Store {
       provider,
       ...(this.schema ? { migrationTableSchema: this.schema } : {}),
     });
-    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
+    // A migration may rewrite a large table, and waits for another instance's to end: its statements have no deadline.
+    const deadline = this.postgres?.deadline;
+    const kept = deadline?.ms ?? 0;
+    if (deadline) deadline.ms = 0;
+    const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest()).finally(() => {
+      if (deadline) deadline.ms = kept;
+    });
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
       throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message}`);
@@ -348,10 +357,8 @@ const postgresDriver = () => createRequire(import.meta.url)('pg') as typeof impo
 
 async function openPostgres(
   url: string,
-  schema: string | undefined,
+  { schema, logger, synchronousCommit, queryTimeoutMs = 0 }: StoreOptions,
   clock: Clock,
-  logger?: Logger,
-  synchronousCommit?: string,
 ): Promise<Store> {
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name "${schema}"`);
@@ -389,14 +396,15 @@ async function openPostgres(
   // pool listens only on idle connections, so each connection gets its own listener too.
   const broken = (err: Error) => logger?.warn({ err }, 'a PostgreSQL connection broke; the pool opens another');
   pool.on('error', broken);
+  const deadline = { ms: queryTimeoutMs };
   pool.on('connect', (client) => {
     client.on('error', broken);
-    useNamedStatements(client);
+    useNamedStatements(client, deadline);
   });
   const dialect = new OwnSchemaPostgresDialect({ pool });
   const db = new Kysely<Database>({ dialect });
   const props = { config: { dialect }, dialect, driver: dialect.createDriver() };
-  return new Store(db, 'postgres', schema, undefined, clock, { pool, props });
+  return new Store(db, 'postgres', schema, undefined, clock, { pool, props, deadline });
 }
 
 /** Drops a PostgreSQL schema made for a test. */

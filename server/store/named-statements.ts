@@ -47,6 +47,15 @@ export function deferStatement(sql: string): void {
   deferred.add(sql);
 }
 
+/**
+ * How long a statement's answer may take (ms; 0: no limit), read at each statement (DATABASE_QUERY_TIMEOUT_MS). A
+ * database or network path gone silent would otherwise hold a request, a job or a shutdown until the kernel gives
+ * the connection up, which takes minutes to hours; past the deadline the statement fails and its connection closes.
+ */
+export interface StatementDeadline {
+  ms: number;
+}
+
 interface Sent {
   command: string;
   rowCount: number | null;
@@ -63,10 +72,10 @@ const answered = (command: string, rowCount: number | null): Promise<Sent> =>
  * run that found it is tried once more unnamed (that retry fails too inside a transaction, which the error ended:
  * the transaction's own caller sees the first error).
  */
-export function useNamedStatements(client: pg.PoolClient): void {
+export function useNamedStatements(client: pg.PoolClient, deadline: StatementDeadline): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
-  const run = runner(client);
+  const run = runner(client, deadline);
   const stale = new Set<string>();
   const send = (text: string, values: unknown[] | undefined): Promise<Sent> => {
     const name = values ? names.get(text) : undefined;
@@ -176,10 +185,23 @@ interface DriverQuery {
 const MAX_SHAPES = 500;
 
 /** Runs a statement on `client` (by `name` when given) with the savings above: its answer. */
-function runner(client: pg.PoolClient): (text: string, values: unknown[] | undefined, name?: string) => Promise<Sent> {
+function runner(
+  client: pg.PoolClient,
+  deadline: StatementDeadline,
+): (text: string, values: unknown[] | undefined, name?: string) => Promise<Sent> {
   const Query = (client.constructor as unknown as { Query: new (text: string, values?: unknown[]) => DriverQuery })
     .Query;
   const query = client.query.bind(client) as (query: DriverQuery) => unknown;
+  const { stream } = (client as unknown as { connection: { stream: { destroy(err: Error): void } } }).connection;
+  // Past the deadline the connection is closed with this error: node-postgres then marks it unusable, so that the
+  // pool drops it when it is given back, and fails every statement sent on it with the error (pipeline mode: a
+  // statement behind an unanswered one would wait as long).
+  const expire = (ms: number) =>
+    stream.destroy(
+      new Error(
+        `the database did not answer a statement within ${ms} ms (DATABASE_QUERY_TIMEOUT_MS); its connection is closed`,
+      ),
+    );
   const shapes = new Map<string, { parsers: unknown[] | undefined; template: object | null }>();
   function addFields(this: DriverResult, fields: Field[]): void {
     let key = '';
@@ -199,7 +221,13 @@ function runner(client: pg.PoolClient): (text: string, values: unknown[] | undef
     new Promise<Sent>((resolve, reject) => {
       const made = new Query(text, values);
       if (name) made.name = name;
-      made.callback = (err, result) => (err ? reject(err) : resolve(result));
+      const ms = deadline.ms;
+      const timer = ms ? setTimeout(expire, ms, ms) : undefined;
+      made.callback = (err, result) => {
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(result);
+      };
       made._result.addFields = addFields;
       query(made);
     });

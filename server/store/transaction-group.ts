@@ -18,6 +18,7 @@ import type pg from 'pg';
 import { Transaction, type DatabaseConnection, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
 import type { Store, Tx } from './db.js';
+import type { StatementDeadline } from './named-statements.js';
 import { registerConnection, runDirectlyOnPostgres } from './sqlite/prepared.js';
 
 /** The group a transaction ran in did not commit: nothing of it was written. Run it again alone. */
@@ -30,6 +31,8 @@ export class GroupFailed extends Error {
 /** What a PostgreSQL store gives its groups: its pool, and Kysely's props for a transaction of its own making. */
 export interface PostgresHandles {
   pool: pg.Pool;
+  /** The deadline of every statement on the pool's connections, lifted while this store migrates. */
+  deadline: StatementDeadline;
   /** Kysely's props but the executor (a Transaction needs them; only its executor is used). */
   props: Omit<ConstructorParameters<typeof Transaction<Database>>[0], 'executor'>;
 }

@@ -122,4 +122,21 @@ describe.runIf(ENGINES.includes('postgres'))('the migration lock (postgres)', ()
     await holder.query(`select pg_advisory_unlock(${SCHEMA_LOCK})`);
     expect(await within(second, 10_000)).toBe('opened');
   });
+
+  it('gives migrations no statement deadline, their wait for another instance included; the rest one', async () => {
+    const db = fresh();
+    await db.open();
+    const holder = await db.connect();
+    disposals.unshift(() => holder.end());
+    await holder.query(`select pg_advisory_lock(${SCHEMA_LOCK})`);
+    const second = db.open({ queryTimeoutMs: 300 });
+    expect(await within(second, 1_000)).toBe('waiting');
+    await holder.query(`select pg_advisory_unlock(${SCHEMA_LOCK})`);
+    expect(await within(second, 10_000)).toBe('opened');
+    const store = await second;
+    const late = sql`select pg_sleep(1)`.execute(store.db);
+    await expect(late).rejects.toThrow('the database did not answer a statement within 300 ms');
+    // The connection closed at the deadline left the pool: the next statement runs on another.
+    expect((await sql<{ one: number }>`select 1 as one`.execute(store.db)).rows).toEqual([{ one: 1 }]);
+  });
 });

@@ -29,7 +29,7 @@ export function freshDatabase(engine: Engine) {
      * `migrateTo`: leave it at that migration, as an older version left it; `clock`: the store's (a TestClock);
      * `serverSecret`: for migration 009 to seal the webhook secrets of accounts made before it.
      */
-    async open(options: Pick<StoreOptions, 'migrateTo' | 'clock' | 'serverSecret'> = {}) {
+    async open(options: Pick<StoreOptions, 'migrateTo' | 'clock' | 'serverSecret' | 'queryTimeoutMs'> = {}) {
       const store = await Store.open(
         engine === 'postgres' ? { databaseUrl: url, schema, ...options } : { dataDir, ...options },
       );

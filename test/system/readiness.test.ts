@@ -162,6 +162,11 @@ async function startProxy(target: URL) {
   };
 }
 
+const QUERY_TIMEOUT_MS = 2000;
+/** How long a request waits for a connection of the pool at most (db.ts). */
+const POOL_WAIT_MS = 10_000;
+const API_KEY = 'tk_readiness_test_key_0123456789';
+
 describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreachable', () => {
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let t: Awaited<ReturnType<typeof startLogged>>;
@@ -170,7 +175,11 @@ describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreacha
     proxy = await startProxy(target);
     const through = new URL(target);
     through.host = `127.0.0.1:${proxy.port}`;
-    t = await startLogged('postgres', { DATABASE_URL: through.href });
+    t = await startLogged('postgres', {
+      DATABASE_URL: through.href,
+      DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+      TELEPHONY_API_KEY: API_KEY,
+    });
   });
   afterAll(async () => {
     proxy.mend();
@@ -199,5 +208,30 @@ describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreacha
     // The silent connections closed, so that the server's own queries on them end and it can stop.
     proxy.cut();
     proxy.mend();
+  });
+
+  it('fails a request in bounded time while the database is silent, then serves again by itself', async () => {
+    await waitForStatus(t.server, 200, 'readiness first');
+    const list = () => fetch(`${t.server.url}/v1/messages`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect((await list()).status).toBe(200);
+    proxy.silence();
+    const started = performance.now();
+    const failed = await list();
+    const took = performance.now() - started;
+    expect(failed.status).toBe(500);
+    expect(((await failed.json()) as { code: string }).code).toBe('internal_error');
+    // Its statement failed at the deadline, or it waited for a connection at most the pool's 10 s (every connection
+    // held by a statement on a silent one, and new ones silent too) and failed then. Without the deadline it waits
+    // on the silent connection until the kernel gives it up, for minutes.
+    expect(took).toBeLessThan(POOL_WAIT_MS + QUERY_TIMEOUT_MS + 3000);
+    // The connections open before stay silent; each is closed as a statement on it passes the deadline, and the
+    // requests after are served on new ones, without a restart (nor the proxy closing them, as the test above does).
+    proxy.mend();
+    const served = await waitUntil(
+      async () => ((await list()).status === 200 ? true : undefined),
+      30_000,
+      'a request served again',
+    );
+    expect(served).toBe(true);
   });
 });
