@@ -23,10 +23,15 @@ export function failedAttempt(error: string, permanent = false, durationMs = 0):
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
-};
+/**
+ * How long a kept-alive connection to a receiver may idle before it is closed here: shorter than the 5 s most servers
+ * keep one (Node's, Apache's), and a second less than a receiver's own `Keep-Alive: timeout=` when that is shorter
+ * (Node's agent reads the hint only when given a timeout of its own). A connection the receiver closes just as it
+ * is reused fails the request at once (the stale-socket retry below); closing it first avoids most of those.
+ */
+const IDLE_CONNECTION_MS = 4000;
+const kept = { keepAlive: true, maxSockets: 256, timeout: IDLE_CONNECTION_MS };
+const agents = { 'http:': new http.Agent(kept), 'https:': new https.Agent(kept) };
 
 export interface DeliverOptions {
   timeoutMs: number;
