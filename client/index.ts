@@ -70,8 +70,10 @@ export function downloadRecording(client: TelephonyClient, sid: string) {
 }
 
 export {
+  verifyInstructionsRequest,
   verifyWebhook,
   WebhookVerificationError,
+  type InstructionsParams,
   type CallEvent,
   type MessageEvent,
   type ProxyInteractionEvent,

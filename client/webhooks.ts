@@ -65,6 +65,37 @@ export async function verifyWebhook(
   secret: string,
   options: VerifyOptions = {},
 ): Promise<WebhookEvent> {
+  return JSON.parse(await checkSignature(rawBody, headers, secret, options)) as WebhookEvent;
+}
+
+/** The parameters of a call's instructions request, by Twilio's names (`CallSid`, `From`, `To`, `Digits`...). */
+export type InstructionsParams = Record<string, string>;
+
+/**
+ * Checks the signature of a call's instructions request (the fetch of a call's `url`, a number's `voice_url`, a
+ * verb's `action` or a `<Redirect>`), signed like a webhook, and returns its parameters. Give what the server signed:
+ * for a POST the form body exactly as received; for a GET the full URL it requested (scheme, host, port, path and
+ * query, as the URL you configured plus the query: behind a proxy, rebuild it as the server saw it). Throws
+ * `WebhookVerificationError` as `verifyWebhook` does.
+ */
+export async function verifyInstructionsRequest(
+  signed: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<InstructionsParams> {
+  const text = await checkSignature(signed, headers, secret, options);
+  const form = /^https?:\/\//i.test(text) ? new URL(text).searchParams : new URLSearchParams(text);
+  return Object.fromEntries(form);
+}
+
+/** The signed content as text, once its Standard Webhooks signature and timestamp are checked. */
+async function checkSignature(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyOptions,
+): Promise<string> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
@@ -97,5 +128,5 @@ export async function verifyWebhook(
     }
   });
   if (!matches) throw new WebhookVerificationError('no signature matches the secret');
-  return JSON.parse(body) as WebhookEvent;
+  return body;
 }

@@ -1,7 +1,8 @@
-// Webhook receiver for trying the API: checks each webhook's signature with verifyWebhook and prints its event.
+// Webhook receiver for trying the API: checks each webhook's signature with verifyWebhook and prints its event, and
+// answers a call's instructions requests (checked with verifyInstructionsRequest) with a short <Say>.
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { verifyWebhook, WebhookVerificationError } from '../client/webhooks.js';
+import { verifyInstructionsRequest, verifyWebhook, WebhookVerificationError } from '../client/webhooks.js';
 
 const USAGE = 'usage: npm run --silent receive-webhooks -- --port 4000 --secret whsec_...';
 
@@ -13,23 +14,34 @@ if (!Number.isInteger(port) || port < 1 || port > 65535 || !secret.startsWith('w
   process.exit(2);
 }
 
+/** What a call's instructions request is answered (its `url`, a number's `voice_url`, an `action`). */
+const TWIML = '<Response><Say>Hello from the webhook receiver.</Say></Response>';
+
 const server = http.createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    // The signature covers the body's exact bytes, so verify them before any parsing.
-    verifyWebhook(Buffer.concat(chunks), request.headers, secret).then(
-      (event) => {
-        const data = event.data as { sid?: string; status?: string };
-        console.log(`verified ${event.type} ${data.sid ?? ''} ${data.status ?? ''}`.trimEnd());
-        response.writeHead(204).end();
-      },
-      (err: unknown) => {
-        const reason = err instanceof WebhookVerificationError ? err.message : String(err);
-        console.log(`refused ${request.method} ${request.url}: ${reason}`);
-        response.writeHead(401).end();
-      },
-    );
+    const refuse = (err: unknown) => {
+      const reason = err instanceof WebhookVerificationError ? err.message : String(err);
+      console.log(`refused ${request.method} ${request.url}: ${reason}`);
+      response.writeHead(401).end();
+    };
+    // The signature covers the body's exact bytes (a GET's: its whole URL), so verify them before any parsing.
+    const body = Buffer.concat(chunks);
+    const form = String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded');
+    if (request.method === 'GET' || form) {
+      const signed = form ? body : `http://${request.headers.host}${request.url}`;
+      verifyInstructionsRequest(signed, request.headers, secret).then((params) => {
+        console.log(`verified instructions request ${params.CallSid} ${params.CallStatus}`);
+        response.writeHead(200, { 'content-type': 'text/xml' }).end(TWIML);
+      }, refuse);
+      return;
+    }
+    verifyWebhook(body, request.headers, secret).then((event) => {
+      const data = event.data as { sid?: string; status?: string };
+      console.log(`verified ${event.type} ${data.sid ?? ''} ${data.status ?? ''}`.trimEnd());
+      response.writeHead(204).end();
+    }, refuse);
   });
 });
 server.on('error', (err) => {

@@ -6,6 +6,7 @@ import { accountWithNumber } from '../support/numbers.js';
 import { useReceiver } from '../support/webhook-receiver.js';
 import { waitUntil } from '../support/wait.js';
 import { FAST_CALLS, eventsOf, finalCall, sayThenHangup } from './support.js';
+import { verifyInstructionsRequest, WebhookVerificationError } from '../../client/index.js';
 
 describe.each(ENGINES)('call engine: instructions fetched from url (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_CALLS });
@@ -51,6 +52,27 @@ describe.each(ENGINES)('call engine: instructions fetched from url (%s)', (engin
     expect(await finalCall(account, sid)).toMatchObject({ status: 'completed' });
     const fetched = await waitUntil(async () => receiver.received.find((w) => w.path.startsWith('/twiml/get?')));
     expect(new URLSearchParams(fetched.path.split('?')[1]).get('CallSid')).toBe(sid);
+  });
+
+  it("signs each fetch so that the client's verifyInstructionsRequest checks it and reads its parameters", async () => {
+    const posted = await call('/twiml/signed-post');
+    const got = await call('/twiml/signed-get', 'GET');
+    await finalCall(account, posted);
+    await finalCall(account, got);
+    const post = receiver.received.find((w) => w.path === '/twiml/signed-post')!;
+    const get = receiver.received.find((w) => w.path.startsWith('/twiml/signed-get?'))!;
+    const secret = account.webhookSecret;
+    const params = await verifyInstructionsRequest(post.body, post.headers, secret);
+    expect(params).toMatchObject({ CallSid: posted, From: from, CallStatus: 'in-progress' });
+    // A GET is signed over its whole URL, query included.
+    const fromUrl = await verifyInstructionsRequest(`${receiver.url}${get.path}`, get.headers, secret);
+    expect(fromUrl).toMatchObject({ CallSid: got, From: from, To: '+14155550123' });
+    await expect(
+      verifyInstructionsRequest(post.body.replace(posted, 'CAforged'), post.headers, secret),
+    ).rejects.toThrow(WebhookVerificationError);
+    await expect(verifyInstructionsRequest(`${receiver.url}/other`, get.headers, secret)).rejects.toThrow(
+      'no signature matches the secret',
+    );
   });
 
   it.each([
