@@ -7,6 +7,7 @@ import { advance, initialState } from '../../server/calls/machine/run.js';
 import type { MachineEffect } from '../../server/calls/machine/types.js';
 import { VOICEMAIL_GREETING } from '../../server/calls/machine/party.js';
 import {
+  dial,
   drive,
   hangup,
   inline,
@@ -165,6 +166,32 @@ describe('the call machine: verbs that move or end the call', () => {
       errorMessage: 'More than 100 instruction documents were fetched in this call.',
       atMs: 100_000,
     });
+  });
+
+  it.each([
+    ['a Record without action (its document fetched again)', [record({ playBeep: false, maxLength: 1 })], {}, 100],
+    [
+      'a recording Dial whose action is its document',
+      [dial('+14155550111', { record: 'record-from-answer', action: 'https://app.example/loop' })],
+      { '+14155550111': { afterMs: 2000, status: 'completed' as const, durationS: 2 } },
+      100,
+    ],
+    [
+      'a recording Dial to a busy number',
+      [dial('+14155550112', { record: 'record-from-answer', action: 'https://app.example/loop' })],
+      { '+14155550112': { afterMs: 1000, status: 'busy' as const, durationS: 0 } },
+      0,
+    ],
+  ])('ends %s at the document bound with each recording made once', (_name, verbs, dials, recordings) => {
+    const url = 'https://app.example/loop';
+    const run = drive({ input: { url }, documents: { [url]: verbs }, dials });
+    expect(run.end()).toMatchObject({ status: 'failed', errorCode: 'instruction_loop' });
+    const sids = run.of('recorded').map((r) => r.recording.sid);
+    expect(new Set(sids).size).toBe(sids.length);
+    // One for each verb that recorded something: none for a dial never answered.
+    expect(sids).toHaveLength(recordings);
+    // No hangup of a dial that had ended already.
+    expect(run.of('hangupDial')).toEqual([]);
   });
 
   it('ends failed with the code and message of a fetch that failed', () => {

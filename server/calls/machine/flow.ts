@@ -124,6 +124,9 @@ export function countDocument(run: Run, t: number): boolean {
 }
 
 export function fetchDocument(run: Run, fetch: Fetch, t: number): void {
+  // The verb that asked for the document is over, its recording emitted: ending the call at the bound below must not
+  // stop it again (a second recording of one sid, a hangup of a dial that ended).
+  run.state.pending = { kind: 'running' };
   if (!countDocument(run, t)) return;
   // Documents only grow, so their count tells this call's fetches apart.
   const id = `fetch-${run.state.documents}`;
