@@ -33,6 +33,7 @@ describe('configuration from the environment', () => {
       publicUrl: null,
       dataDir: path.resolve('./data'),
       databaseUrl: null,
+      databaseQueryTimeoutMs: 30_000,
       databaseSchema: null,
       databaseSynchronousCommit: null,
       apiKey: null,
