@@ -81,7 +81,9 @@ export class CallService {
     checkUpdate(body);
     checkTwiml(body.twiml, this.privateAddresses);
     assertUrlsAllowed(this.privateAddresses, { url: body.url });
-    return this.store.transaction(async (tx) => {
+    // Ending a leg ends its peer, its dial legs and feeds its parent: a change of the leg at the other end, at once,
+    // locks the same rows the other way round.
+    return this.store.transactionAgainOnDeadlock(async (tx) => {
       const call = await this.foundToChange(accountSid, sid, tx);
       if (FINAL_CALL_STATUSES.includes(call.status))
         throw errors.callNotModifiable(sid, call.status, ', which has ended');
@@ -135,7 +137,7 @@ export class CallService {
     if (!this.carrier.isSandbox) throw errors.sandboxInactive();
     exactlyOne(body, 'digits', 'speech');
     const input = body.digits !== undefined ? { digits: body.digits } : { speech: body.speech! };
-    return this.store.transaction(async (tx) => {
+    return this.store.transactionAgainOnDeadlock(async (tx) => {
       const call = await this.foundToChange(accountSid, sid, tx);
       return callView(await this.engine.input(tx, call, input));
     });

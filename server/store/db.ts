@@ -19,6 +19,14 @@ import { PostgresProbe } from './postgres-probe.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** How many times a transaction or statement PostgreSQL ended as a deadlock's victim is tried in all. */
+export const DEADLOCK_TRIES = 3;
+
+/** PostgreSQL ended the transaction to break a deadlock (SQLSTATE deadlock_detected): it holds nothing any more. */
+export function isDeadlock(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '40P01';
+}
+
 /**
  * Why a store cannot serve: `reason` is said to whoever asks (/readyz is public), `cause` only logged (a driver's
  * message may name hosts, users or paths).
@@ -164,6 +172,22 @@ export class Store {
     });
     for (const hook of hooks) hook();
     return result;
+  }
+
+  /**
+   * `transaction`, run again (at most DEADLOCK_TRIES times in all) when PostgreSQL ended it to break a deadlock: it
+   * was rolled back whole, and the other transaction went on. For work that changes nothing outside the database
+   * but through its after-commit hooks (which only a committed run calls), and whose rows other requests may lock in
+   * another order: two hang-ups of the two legs of one call each end their own leg, then its peer.
+   */
+  async transactionAgainOnDeadlock<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.transaction(fn);
+      } catch (err) {
+        if (!isDeadlock(err) || tries === DEADLOCK_TRIES) throw err;
+      }
+    }
   }
 
   /**

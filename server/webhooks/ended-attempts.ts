@@ -1,6 +1,6 @@
 // PostgreSQL: the attempts that end in one turn of the event loop (the sender thread answers in batches) are recorded
 // together, in one statement and one commit instead of one each (see releaseRecordingAttempts).
-import type { Db } from '../store/db.js';
+import { DEADLOCK_TRIES, isDeadlock, type Db } from '../store/db.js';
 import { releaseRecordingAttempts, type EndedAttempt } from './queue.js';
 
 interface Waiting {
@@ -37,7 +37,7 @@ export class EndedAttempts {
           // against a group of job transactions (store/transaction-group.ts), which holds the oldest pending event of
           // several resources `for share` while inserting their next events; this statement releases events of
           // several resources too. Left failed, the attempts' events would stay leased until JOB_LEASE_MS.
-          if ((err as { code?: string }).code !== DEADLOCK || tries === MAX_TRIES) throw err;
+          if (!isDeadlock(err) || tries === DEADLOCK_TRIES) throw err;
         }
       }
       for (const w of batch) w.resolve(released.has(w.ended.id));
@@ -47,6 +47,3 @@ export class EndedAttempts {
   }
 }
 
-/** PostgreSQL's SQLSTATE deadlock_detected. */
-const DEADLOCK = '40P01';
-const MAX_TRIES = 3;
