@@ -86,7 +86,9 @@ export async function verifyInstructionsRequest(
 ): Promise<InstructionsParams> {
   const text = await checkSignature(signed, headers, secret, options);
   const form = /^https?:\/\//i.test(text) ? new URL(text).searchParams : new URLSearchParams(text);
-  return Object.fromEntries(form);
+  const params: InstructionsParams = {};
+  form.forEach((value, name) => (params[name] = value));
+  return params;
 }
 
 /** The signed content as text, once its Standard Webhooks signature and timestamp are checked. */

@@ -36,7 +36,9 @@ export interface paths {
          *     - `channel`: `auto` (default) sends RCS to RCS-capable destinations, otherwise MMS when
          *       there is media and SMS when not; `rcs` asks for RCS and falls back to SMS/MMS; `sms`
          *       refuses `media_url` (`400 invalid_request`); `mms` sends MMS even without media.
-         *     - `422 from_number_not_owned` when `from` is not a number of your account.
+         *     - `422 from_number_not_owned` when `from` is not a number of your account;
+         *       `422 from_number_not_capable` when its `capabilities` lack what the message needs: `sms`
+         *       for an SMS or RCS message, `mms` for MMS (with `media_url`, or `channel` `mms`).
          *     - On the SMPP carrier (a real SMSC) only SMS is offered: `media_url`, `channel` `mms` or
          *       `rcs` answer `422 channel_unavailable`.
          *
@@ -1706,6 +1708,7 @@ export interface components {
          *     - [`address_pending`](/problems/address_pending) (422): Address pending verification
          *     - [`address_not_found`](/problems/address_not_found) (422): Address not found
          *     - [`from_number_not_owned`](/problems/from_number_not_owned) (422): From number not owned
+         *     - [`from_number_not_capable`](/problems/from_number_not_capable) (422): From number not capable
          *     - [`to_number_not_owned`](/problems/to_number_not_owned) (422): To number not owned
          *     - [`destination_blocked`](/problems/destination_blocked) (422): Destination blocked
          *     - [`no_proxy_number_available`](/problems/no_proxy_number_available) (422): No proxy number available
@@ -1724,7 +1727,7 @@ export interface components {
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_pending" | "address_not_found" | "from_number_not_owned" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "channel_unavailable" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
+        ProblemCode: "invalid_request" | "invalid_json" | "invalid_body" | "batch_too_large" | "url_not_allowed" | "unauthorized" | "not_found" | "method_not_allowed" | "request_timeout" | "idempotency_key_reused" | "idempotency_key_in_use" | "number_unavailable" | "message_in_flight" | "address_in_use" | "verification_not_pending" | "call_not_modifiable" | "unique_name_in_use" | "payload_too_large" | "unsupported_media_type" | "regulatory_requirements" | "address_pending" | "address_not_found" | "from_number_not_owned" | "from_number_not_capable" | "to_number_not_owned" | "destination_blocked" | "no_proxy_number_available" | "number_quota_exceeded" | "message_queue_full" | "proxy_session_quota_exceeded" | "channel_unavailable" | "rate_limited" | "max_send_attempts_reached" | "max_check_attempts_reached" | "headers_too_large" | "internal_error" | "not_implemented" | "service_unavailable";
         /** @description One entry of the error catalogue, the page a problem's `type` points to. */
         ProblemType: {
             code: components["schemas"]["ProblemCode"];
@@ -2431,6 +2434,8 @@ export interface components {
          *       verification (wait for it);
          *     - `address_not_found`: `AddressSid` is not an address of your account;
          *     - `from_number_not_owned`: `from` is not a number of your account (messages, calls);
+         *     - `from_number_not_capable`: `from` cannot send the message: its capabilities lack SMS
+         *       (or MMS, for a message with media);
          *     - `to_number_not_owned`: `to` is not a number of your account (sandbox inbound);
          *     - `destination_blocked`: the number cannot receive verification codes (invalid, or
          *       blocked by fraud protection);

@@ -165,6 +165,14 @@ export const CATALOGUE: Record<ErrorCode, CatalogueEntry> = {
     explanation: 'The from number is not a phone number of your account.',
     remedy: 'Send from a number of your account (GET /v1/incoming-phone-numbers lists them), or provision one.',
   },
+  from_number_not_capable: {
+    status: 422,
+    title: 'From number not capable',
+    explanation: 'The from number cannot send this kind of message: its capabilities do not include SMS (or MMS).',
+    remedy:
+      'Send from a number whose capabilities include it (GET /v1/incoming-phone-numbers shows them; search with ' +
+      'sms_enabled or mms_enabled), or send without media_url when only MMS is missing.',
+  },
   to_number_not_owned: {
     status: 422,
     title: 'To number not owned',
@@ -404,6 +412,8 @@ export const errors = {
     new ApiError('address_not_found', `AddressSid ${sid} is not an address of your account.`),
   fromNumberNotOwned: (number: string) =>
     new ApiError('from_number_not_owned', `${number} is not a number of your account.`),
+  fromNumberNotCapable: (number: string, capability: 'SMS' | 'MMS') =>
+    new ApiError('from_number_not_capable', `${number} cannot send ${capability}: its capabilities do not include it.`),
   toNumberNotOwned: (number: string) =>
     new ApiError('to_number_not_owned', `${number} is not a number of your account.`),
   destinationBlocked: (reason: string) => new ApiError('destination_blocked', reason),

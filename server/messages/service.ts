@@ -156,6 +156,8 @@ export class MessageService {
       if (!options.trustedFrom) {
         const number = await incomingNumber(tx.db, input.from);
         if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
+        const missing = missingCapability(number.capabilities, row.channel);
+        if (missing) throw errors.fromNumberNotCapable(input.from, missing);
       }
       if (!admitFirst) return write(tx);
       await admit(tx);
@@ -197,6 +199,8 @@ export class MessageService {
     const job = dispatchJobRow(row, sendAt, now);
     const outcome = await this.sends.send({ message: row, job });
     if (outcome === 'from_number_not_owned') throw errors.fromNumberNotOwned(row.from_number);
+    if (outcome === 'from_number_not_capable')
+      throw errors.fromNumberNotCapable(row.from_number, row.channel === 'mms' ? 'MMS' : 'SMS');
     if (outcome === 'message_queue_full') throw errors.messageQueueFull(this.maxQueued);
     jobCommitted(this.store.signals, job, now);
   }
@@ -347,4 +351,12 @@ function parseSendAt(value: string, now: number): Date {
   if (at <= now) throw errors.invalidField('send_at', 'must be in the future');
   if (at > now + MAX_SCHEDULE_AHEAD_MS) throw errors.invalidField('send_at', 'must be at most 35 days ahead');
   return new Date(at);
+}
+
+/** What a message on `channel` needs of its sending number's capabilities (JSON, as stored) that they lack: MMS for
+ * an MMS message, SMS for an SMS or RCS one; null when they hold it. SEND_BATCH (store.ts) asks the same in SQL. */
+function missingCapability(capabilities: string, channel: MessageRow['channel']): 'SMS' | 'MMS' | null {
+  const holds = JSON.parse(capabilities) as { sms: boolean; mms: boolean };
+  if (channel === 'mms') return holds.mms ? null : 'MMS';
+  return holds.sms ? null : 'SMS';
 }

@@ -127,8 +127,9 @@ const MESSAGE_COLUMNS = Object.keys(MESSAGE_TYPES) as (keyof MessageRow)[];
 const JOB_COLUMNS = Object.keys(JOB_TYPES) as (keyof NewJob)[];
 
 // $1 the quota, then one array a column: the jobs' columns and the messages' (an array's elements take its type).
-// `input` numbers the sends in their order; each is owned (its account holds its sending number) or not, and of an
-// account's owned sends the first ones are admitted, as many as message_queue_admit_many (migration 031) answers.
+// `input` numbers the sends in their order; each is owned (its account holds its sending number) or not, capable (the
+// number's capabilities hold the message's channel: mms for MMS, else sms) or not, and of an account's owned and
+// capable sends the first ones are admitted, as many as message_queue_admit_many (migration 031) answers.
 // The jobs go in the sends' order, so that jobs of one ordering key run in it. The messages go in the order of their
 // accounts, as the function takes their locks: each insert's trigger holds its account's count row of this
 // connection's stripe to the commit, and two statements on connections of one stripe that took those rows in two
@@ -142,16 +143,22 @@ const SEND_BATCH = (() => {
     with input as materialized (
       select * from unnest(${arrays}) with ordinality as i (${[...job, ...message].join(', ')}, ord)
     ), owned as materialized (
-      select i.ord, i.m_account_sid as account from input i
+      select i.ord, i.m_account_sid as account, (
+        select (n.capabilities::jsonb ->> (case when i.m_channel = 'mms' then 'mms' else 'sms' end))::boolean
+        from incoming_numbers n where n.phone_number = i.m_from_number
+      ) as capable
+      from input i
       where ${holdsSender('i.m_account_sid', 'i.m_from_number')}
+    ), sendable as materialized (
+      select ord, account from owned where capable
     ), admission as materialized (
       select a.account, a.admitted
       from (select array_agg(account order by account) as accounts, array_agg(n order by account) as wanted
-            from (select account, count(*)::integer as n from owned group by account) w) g
+            from (select account, count(*)::integer as n from sendable group by account) w) g
       cross join lateral message_queue_admit_many(g.accounts, g.wanted, $1) a
     ), admitted as materialized (
       select o.ord
-      from (select ord, account, row_number() over (partition by account order by ord) as rank from owned) o
+      from (select ord, account, row_number() over (partition by account order by ord) as rank from sendable) o
       join admission a on a.account = o.account where o.rank <= a.admitted
     ), job as (
       insert into jobs (${JOB_COLUMNS.join(', ')})
@@ -160,14 +167,14 @@ const SEND_BATCH = (() => {
       insert into messages (${MESSAGE_COLUMNS.join(', ')})
       select ${message.join(', ')} from input join admitted using (ord) order by m_account_sid, ord
     )
-    select o.ord is not null as owned, a.ord is not null as admitted
+    select o.ord is not null as owned, coalesce(o.capable, false) as capable, a.ord is not null as admitted
     from input i left join owned o using (ord) left join admitted a using (ord) order by i.ord`;
 })();
 
 nameStatement(SEND_BATCH);
 
 /** What `sendBatch` did with one send: wrote the message and its job, or why it wrote nothing. */
-export type SendOutcome = 'sent' | 'from_number_not_owned' | 'message_queue_full';
+export type SendOutcome = 'sent' | 'from_number_not_owned' | 'from_number_not_capable' | 'message_queue_full';
 
 /** A message as an API send queues it, with its dispatch job. */
 export interface Send {
@@ -187,11 +194,15 @@ export async function sendBatch(db: Db, sends: readonly Send[], quota: number): 
     ...JOB_COLUMNS.map((column) => sends.map((send) => send.job[column])),
     ...MESSAGE_COLUMNS.map((column) => sends.map((send) => send.message[column])),
   ];
-  const { rows } = await db.executeQuery<{ owned: boolean; admitted: boolean }>(
+  const { rows } = await db.executeQuery<{ owned: boolean; capable: boolean; admitted: boolean }>(
     CompiledQuery.raw(SEND_BATCH, parameters),
   );
   if (rows.length !== sends.length) throw new Error(`a batch of ${sends.length} sends answered ${rows.length} rows`);
-  return rows.map((row) => (!row.owned ? 'from_number_not_owned' : row.admitted ? 'sent' : 'message_queue_full'));
+  return rows.map((row) => {
+    if (!row.owned) return 'from_number_not_owned';
+    if (!row.capable) return 'from_number_not_capable';
+    return row.admitted ? 'sent' : 'message_queue_full';
+  });
 }
 
 export async function insertMessage(db: Conn, row: MessageRow): Promise<void> {

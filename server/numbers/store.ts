@@ -8,14 +8,19 @@ import { prepared } from '../store/sqlite/prepared.js';
 type Conn = Db | Tx['db'];
 
 const selectIncomingNumber = prepared((db, phoneNumber: string) =>
-  db.selectFrom('incoming_numbers').select(['sid', 'account_sid', 'sms_url']).where('phone_number', '=', phoneNumber),
+  db
+    .selectFrom('incoming_numbers')
+    .select(['sid', 'account_sid', 'sms_url', 'capabilities'])
+    .where('phone_number', '=', phoneNumber),
 );
 
 /** Who holds a number on this platform, and where its inbound webhooks go. */
 export type Holder = Pick<IncomingNumberRow, 'sid' | 'account_sid' | 'sms_url'>;
+/** A holder with what its number can do (JSON), as `incomingNumber` reads it. */
+export type HeldNumber = Holder & Pick<IncomingNumberRow, 'capabilities'>;
 
 /** The platform record of a number: who holds it and where its inbound webhooks go. */
-export function incomingNumber(db: Conn, phoneNumber: string): Promise<Holder | undefined> {
+export function incomingNumber(db: Conn, phoneNumber: string): Promise<HeldNumber | undefined> {
   return selectIncomingNumber.first(db, phoneNumber);
 }
 

@@ -153,6 +153,54 @@ describe.each(ENGINES)('sending messages (%s)', (engine) => {
     }
   });
 
+  it('answers 422 from_number_not_capable for what the number cannot send, and writes nothing', async () => {
+    /** A number of the country provisioned for the account, one whose capabilities lack `lacking`. */
+    const lackingNumber = async (country: 'GB' | 'US', lacking: 'sms' | 'mms') => {
+      const { data } = await account.client.GET('/v1/available-phone-numbers/{country}/Local', {
+        params: { path: { country }, query: { page_size: 50 } },
+      });
+      for (const candidate of data!.data.filter((n) => !n.capabilities[lacking])) {
+        const { data: number } = await account.client.POST('/v1/incoming-phone-numbers', {
+          body: { PhoneNumber: candidate.phone_number },
+        });
+        if (number) return number.phone_number;
+      }
+      throw new Error(`no ${country} number without ${lacking} could be provisioned`);
+    };
+    const landline = await lackingNumber('GB', 'sms');
+    const noMms = await lackingNumber('US', 'mms');
+    const cases = [
+      { from: landline, body: 'hi', missing: 'SMS' },
+      { from: noMms, body: 'a picture', media_url: ['https://cdn.example.com/a.png'], missing: 'MMS' },
+      { from: noMms, body: 'as mms', channel: 'mms' as const, missing: 'MMS' },
+    ];
+    // With an Idempotency-Key the send runs in a transaction of its own; without, on PostgreSQL, in a batched
+    // statement: both refuse it.
+    for (const { missing, ...send } of cases) {
+      for (const params of [{}, { header: { 'Idempotency-Key': crypto.randomUUID() } }]) {
+        const { error, response } = await account.client.POST('/v1/messages', {
+          params,
+          body: { to: '+14155550123', ...send },
+        });
+        expect(response.status).toBe(422);
+        expect(error).toMatchObject({
+          code: 'from_number_not_capable',
+          detail: `${send.from} cannot send ${missing}: its capabilities do not include it.`,
+        });
+      }
+    }
+    for (const number of [landline, noMms]) {
+      const { data } = await account.client.GET('/v1/messages', { params: { query: { from: number } } });
+      expect(data!.data).toEqual([]);
+    }
+    // What it can do, it sends.
+    const { response } = await account.client.POST('/v1/messages', {
+      body: { from: noMms, to: '+14155550123', body: 'text only' },
+    });
+    expect(response.status).toBe(201);
+    expect(t.violations()).toEqual([]);
+  });
+
   it("answers 404 for another account's message, and for an unknown sid", async () => {
     const { data } = await account.client.POST('/v1/messages', { body: { from, to: '+14155550129', body: 'mine' } });
     const other = await t.newAccount();
