@@ -154,8 +154,10 @@ export interface paths {
          *     - `url` / `twiml` redirects an `in-progress` call to the new instructions at once; a
          *       call not answered yet uses them when answered.
          *
-         *     `409 call_not_modifiable` when the call has already ended, or `canceled` is asked of an
-         *     answered call (send `completed` to hang up).
+         *     `409 call_not_modifiable` when the call has already ended, `canceled` is asked of an
+         *     answered call (send `completed` to hang up), or `url` / `twiml` of the dialed side of a
+         *     `<Dial>` (`direction` `outbound-dial`), which runs no instructions of its own: end it, or
+         *     change the call that dialed it (`parent_call_sid`).
          *
          */
         post: operations["updateCall"];
@@ -2268,7 +2270,8 @@ export interface components {
          *     - `message_in_flight`: the message is not in a final state yet (delete);
          *     - `address_in_use`: a number uses the address (delete);
          *     - `verification_not_pending`: the verification has already ended (check, cancel);
-         *     - `call_not_modifiable`: the call has ended, or cannot be canceled once answered (modify);
+         *     - `call_not_modifiable`: the call has ended, cannot be canceled once answered, or is the
+         *       dialed side of a `<Dial>` given instructions (modify);
          *     - `unique_name_in_use`: an open session already has this `unique_name` (proxy).
          *      */
         Conflict: {

@@ -51,6 +51,23 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(sid)).toEqual(['call.completed']);
   });
 
+  it('answers 409 to new instructions for the dialed side, which still ends as the outside person hangs up', async () => {
+    const sid = await dial('+14155550153');
+    const child = await childOf(sid);
+    for (const body of [{ twiml: sayThenHangup() }, { url: `${receiver.url}/never` }]) {
+      const { error, response } = await account.client.POST('/v1/calls/{sid}', {
+        params: { path: { sid: child.sid } },
+        body,
+      });
+      expect(response.status).toBe(409);
+      expect(error).toMatchObject({ code: 'call_not_modifiable' });
+      expect(error!.detail).toContain(`the dialed side of a <Dial> of ${sid}`);
+    }
+    expect(await finalCall(account, child.sid)).toMatchObject({ status: 'completed' });
+    expect(await finalCall(account, sid)).toMatchObject({ status: 'completed' });
+    expect(receiver.received.some((w) => w.path === '/never')).toBe(false);
+  });
+
   it('shows a callerId the account holds on the child leg, and its own number for any other', async () => {
     const other = await holdNumber(account);
     const foreign = await holdNumber(await t.newAccount('foreign'));

@@ -71,14 +71,16 @@ export async function fetchInstructions(request: InstructionRequest): Promise<In
 }
 
 /**
- * One request, signed over what identifies its content: the form body of a POST, the full URL (query included)
- * of a GET, as Twilio signs the URL.
+ * One request, signed over what identifies its content: the form body of a POST, the full URL (query included,
+ * fragment not) of a GET, as Twilio signs the URL.
  */
 function send(request: InstructionRequest, hop: Hop): Promise<RequestResult> {
-  const signed = hop.form ?? hop.url;
+  // A fragment is never sent: the URL is signed as it is requested, without one.
+  const url = hop.url.split('#', 1)[0];
+  const signed = hop.form ?? url;
   const outgoing: OutgoingRequest = {
     method: hop.method,
-    url: hop.url,
+    url,
     headers: signedHeaders(request.secret, request.webhookId, signed, request.timestamp),
     body: hop.form === null ? null : { text: hop.form, contentType: 'application/x-www-form-urlencoded' },
     userAgent: 'telephony-calls/1',
