@@ -51,7 +51,7 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(await finals(sid)).toEqual(['call.completed']);
   });
 
-  it('answers 409 to new instructions for the dialed side, which still ends as the outside person hangs up', async () => {
+  it('answers 409 to instructions for the dialed side, which still ends when the other person hangs up', async () => {
     const sid = await dial('+14155550153');
     const child = await childOf(sid);
     for (const body of [{ twiml: sayThenHangup() }, { url: `${receiver.url}/never` }]) {

@@ -92,7 +92,9 @@ export class CallRunner implements CallEngine, VoiceReports {
     const row = await this.live(tx, call);
     // The dialed side of a <Dial> runs no instructions of its own (the person or number it reached is the other end).
     if (row.direction === 'outbound-dial') {
-      const why = `, the dialed side of a <Dial> of ${row.parent_call_sid}, which runs no instructions: end it with status, or change that call`;
+      const why =
+        `, the dialed side of a <Dial> of ${row.parent_call_sid}, which runs no instructions: ` +
+        'end it with status, or change that call';
       throw errors.callNotModifiable(row.sid, row.status, why);
     }
     let instructions: Instructions | null = null;
