@@ -1271,9 +1271,10 @@ export interface components {
              *     (the number does not exist), `instructions_fetch_failed` (the instructions URL gave no
              *     usable answer), `invalid_instructions` (not valid TwiML), `instruction_loop` (more than
              *     100 documents in one call), `dial_loop` (a `<Dial>` leg to a number of this platform
-             *     that would ring an 11th inbound leg in one chain of such dials), `rejected`
-             *     (`<Reject>`), `call_interrupted` (the server running the call stopped while it was
-             *     live).
+             *     that would ring an 11th inbound leg in one chain of such dials), `from_number_released`
+             *     (a `<Dial>` leg not placed: the call's number left your account during the call, and
+             *     no `callerId` your account holds was given), `rejected` (`<Reject>`),
+             *     `call_interrupted` (the server running the call stopped while it was live).
              *      */
             error_code: string | null;
             /** @description A readable explanation of `error_code`; null when it is null. */

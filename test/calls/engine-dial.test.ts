@@ -68,6 +68,34 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(receiver.received.some((w) => w.path === '/never')).toBe(false);
   });
 
+  it("fails a dial with from_number_released once the call's number left the account, placing nothing", async () => {
+    const own = await holdNumber(account);
+    const { data: call } = await account.client.POST('/v1/calls', {
+      body: { from: own, to: '+14155550160', twiml: '<Response><Pause length="600"/></Response>' },
+    });
+    await waitUntil(async () => ((await callRow(t, call!.sid)).status === 'in-progress' ? true : undefined));
+    const { data: held } = await account.client.GET('/v1/incoming-phone-numbers', {
+      params: { query: { phone_number: own } },
+    });
+    const released = await account.client.DELETE('/v1/incoming-phone-numbers/{sid}', {
+      params: { path: { sid: held!.data[0].sid } },
+    });
+    expect(released.response.status).toBe(204);
+    const other = await t.newAccount('next-holder');
+    expect(
+      (await other.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: own } })).response.status,
+    ).toBe(201);
+    await account.client.POST('/v1/calls/{sid}', {
+      params: { path: { sid: call!.sid } },
+      body: { twiml: '<Response><Dial>+14155550161</Dial><Hangup/></Response>' },
+    });
+    // Before, the leg rang from the number now another account's, and the person it reached answered.
+    const child = await finalCall(account, (await childOf(call!.sid)).sid);
+    expect(child).toMatchObject({ status: 'failed', error_code: 'from_number_released', duration: 0 });
+    expect(child.answered_by).toBeNull();
+    expect(await finalCall(account, call!.sid)).toMatchObject({ status: 'completed' });
+  });
+
   it('shows a callerId the account holds on the child leg, and its own number for any other', async () => {
     const other = await holdNumber(account);
     const foreign = await holdNumber(await t.newAccount('foreign'));

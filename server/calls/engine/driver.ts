@@ -33,6 +33,12 @@ export interface Failure {
   errorMessage: string;
 }
 
+/** A Dial leg with no number of its account to show: the call's own was released since it began. */
+const FROM_NUMBER_RELEASED: Failure = {
+  errorCode: 'from_number_released',
+  errorMessage: "This call's number left the account during the call, and no callerId the account holds was given.",
+};
+
 export class CallDriver {
   constructor(
     /** What effects become (jobs, child legs, recordings), kept apart from the stepping. */
@@ -82,8 +88,11 @@ export class CallDriver {
     switch (effect.type) {
       case 'fetch':
         return this.work.fetch(tx, row, effect);
-      case 'dial':
-        return this.work.dial(tx, row, effect);
+      case 'dial': {
+        const unplaced = await this.work.dial(tx, row, effect);
+        if (unplaced) await this.finish(tx, unplaced, 'failed', FROM_NUMBER_RELEASED);
+        return;
+      }
       case 'recorded':
         return this.work.recorded(tx, row, effect);
       case 'hangupDial': {

@@ -37,12 +37,13 @@ function callParams(row: CallRow): Record<string, string> {
 
 /**
  * The number a Dial's child leg shows: its callerId only when the account holds it (as Twilio requires an owned or
- * verified caller ID, against spoofing), else the leg's own number.
+ * verified caller ID, against spoofing), else the leg's own number while the account still holds that; null when it
+ * holds neither (the leg's number was released during the call, and may be another account's now).
  */
-async function callerIdOf(tx: Tx, row: CallRow, callerId: string | null): Promise<string> {
-  if (callerId === null) return ownNumber(row);
-  const number = await incomingNumber(tx.db, callerId);
-  return number?.account_sid === row.account_sid ? callerId : ownNumber(row);
+async function callerIdOf(tx: Tx, row: CallRow, callerId: string | null): Promise<string | null> {
+  const held = async (number: string) => (await incomingNumber(tx.db, number))?.account_sid === row.account_sid;
+  if (callerId !== null && (await held(callerId))) return callerId;
+  return (await held(ownNumber(row))) ? ownNumber(row) : null;
 }
 
 export class EffectWork {
@@ -83,14 +84,18 @@ export class EffectWork {
     });
   }
 
-  /** The child leg of a Dial, placed like any call; its end comes back to the parent as `dialEnded`. */
-  async dial(tx: Tx, row: CallRow, effect: Effect<'dial'>): Promise<void> {
+  /**
+   * The child leg of a Dial, placed like any call; its end comes back to the parent as `dialEnded`. Not placed when
+   * the account holds no number it could show (`callerIdOf`): the caller ends it `failed` at once, and has it then.
+   */
+  async dial(tx: Tx, row: CallRow, effect: Effect<'dial'>): Promise<CallRow | null> {
+    const callerId = await callerIdOf(tx, row, effect.callerId);
     const child = newLeg(
       {
         sid: effect.id,
         account_sid: row.account_sid,
         parent_call_sid: row.sid,
-        from_number: await callerIdOf(tx, row, effect.callerId),
+        from_number: callerId ?? ownNumber(row),
         to_number: effect.number,
         direction: 'outbound-dial',
         status: 'queued',
@@ -102,7 +107,9 @@ export class EffectWork {
     );
     await insertCall(tx.db, child);
     await this.hooks.dialed(tx, row, child);
+    if (callerId === null) return child;
     await this.place(tx, child);
+    return null;
   }
 
   /** A finished recording is stored `processing`, and its audio rendered by a job. */
