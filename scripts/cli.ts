@@ -6,7 +6,7 @@ import pg from 'pg';
 import { ConfigError, loadConfig, type Config } from '../server/config.js';
 import { SQLITE_FILE, Store } from '../server/store/db.js';
 import { AccountService } from '../server/accounts/service.js';
-import { ServerSecret } from '../server/accounts/server-secret.js';
+import { SECRET_FILE, ServerSecret } from '../server/accounts/server-secret.js';
 import { WebhookSecretBox } from '../server/accounts/webhook-secrets.js';
 
 const USAGE = `usage: npm run --silent cli -- <command>
@@ -56,8 +56,17 @@ async function main(): Promise<void> {
   const where = config.databaseUrl
     ? `PostgreSQL ${redactPassword(config.databaseUrl)}${schema}`
     : `SQLite ${path.resolve(config.dataDir, SQLITE_FILE)}`;
-  if (READ_ONLY.has(command) && !(await databaseExists(config))) {
-    fail(`no database at ${where}: is DATA_DIR (or DATABASE_URL) the server's? The server creates it at first start.`);
+  const exists = await databaseExists(config);
+  if (READ_ONLY.has(command) && !exists) {
+    const settings = 'DATA_DIR (or DATABASE_URL and DATABASE_SCHEMA)';
+    fail(`no database at ${where}: are ${settings} the server's? The server creates it at first start.`);
+  }
+  // A database set up already was with the server's secret: a new one generated here could open nothing of it.
+  const secretFile = path.join(config.dataDir, SECRET_FILE);
+  if (exists && !config.secretKey && !fs.existsSync(secretFile)) {
+    fail(
+      `no server secret: set SECRET_KEY as the server has it, or DATA_DIR to the server's (${secretFile} is missing)`,
+    );
   }
   process.stderr.write(`database: ${where}\n`);
   const secret = new ServerSecret(config);
@@ -150,4 +159,9 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-main().catch((err: unknown) => fail(err instanceof Error ? (err.stack ?? err.message) : String(err), 1));
+// A failure is told in one line (the server secret that does not match, a database that went away); CLI_DEBUG=1 adds
+// the stack.
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? (process.env.CLI_DEBUG ? (err.stack ?? err.message) : err.message) : err;
+  fail(String(message), 1);
+});

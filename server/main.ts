@@ -1,5 +1,5 @@
 // `npm start`: read the config, start the server, stop cleanly on SIGINT/SIGTERM.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { ListenError, start } from './app.js';
 
 /** How long after SHUTDOWN_TIMEOUT_MS a shutdown that has not finished gives up (exit 1). */
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
       `\nCreated the default account ${server.createdKey.account_sid}.\n` +
         `Its API key (shown only now, keep it): ${server.createdKey.api_key}\n` +
         `Its webhook signing secret: ${server.createdKey.webhook_secret}\n` +
-        'A new key at any time: npm run --silent cli -- keys create --account default\n\n',
+        `A new key at any time${cliSettings(config)}: npm run --silent cli -- keys create --account default\n\n`,
     );
   }
   log.info(
@@ -74,3 +74,10 @@ main().catch((err) => {
   console.error(err);
   process.exit(1);
 });
+
+/** The settings the CLI needs as this server has them, to find its database and secret, when not the defaults. */
+function cliSettings(config: Config): string {
+  const names = ['DATA_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA'].filter((name) => process.env[name]);
+  if (config.secretKey) names.push('SECRET_KEY');
+  return names.length ? ` (with ${names.join(', ')} set as for this server)` : '';
+}

@@ -99,6 +99,28 @@ describe.each(ENGINES)('operator CLI on the database of a running server (%s)', 
     );
   });
 
+  it.runIf(engine === 'postgres')(
+    'refuses, in one line, a database whose server secret it lacks, and generates none',
+    COMMANDS,
+    async () => {
+      const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-no-secret-'));
+      try {
+        const res = await runScript('scripts/cli.ts', ['accounts', 'list'], { ...env, DATA_DIR: elsewhere });
+        expect(res.code).toBe(2);
+        expect(res.stderr).toMatch(/^no server secret: set SECRET_KEY as the server has it, or DATA_DIR to the/);
+        expect(res.stderr).toContain(`(${path.join(elsewhere, 'secret.key')} is missing)\n`);
+        expect(fs.readdirSync(elsewhere)).toEqual([]);
+        // Another secret than the server's: the reason, without a stack.
+        const wrong = await runScript('scripts/cli.ts', ['accounts', 'list'], { ...env, SECRET_KEY: 'x'.repeat(43) });
+        expect(wrong.code).toBe(1);
+        expect(wrong.stderr).toMatch(/\nthe server secret is not the one this database was set up with/);
+        expect(wrong.stderr).not.toContain('    at ');
+      } finally {
+        fs.rmSync(elsewhere, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('explains bad usage on stderr with a non-zero exit', COMMANDS, async () => {
     const res = await cli('accounts', 'create');
     expect(res.code).toBe(2);
@@ -118,8 +140,8 @@ describe('operator CLI without a database', () => {
         const res = await runScript('scripts/cli.ts', args, { DATA_DIR: dataDir });
         expect(res.code).toBe(2);
         expect(res.stderr).toBe(
-          `no database at SQLite ${path.join(dataDir, 'telephony.sqlite')}: is DATA_DIR (or DATABASE_URL) the ` +
-            "server's? The server creates it at first start.\n",
+          `no database at SQLite ${path.join(dataDir, 'telephony.sqlite')}: are DATA_DIR (or DATABASE_URL and ` +
+            "DATABASE_SCHEMA) the server's? The server creates it at first start.\n",
         );
       }
       expect(fs.readdirSync(dataDir)).toEqual([]);

@@ -186,7 +186,11 @@ describe('configuration from the environment', () => {
       const first = await startAndStop(env);
       expect(first).toMatch(/Its API key \(shown only now, keep it\): tk_[A-Za-z0-9_-]{43}\n/);
       expect(first).toMatch(/Its webhook signing secret: whsec_[A-Za-z0-9+/]{32}\n/);
-      expect(first).toContain('A new key at any time: npm run --silent cli -- keys create --account default\n');
+      // The CLI finds this server's database by its DATA_DIR: the hint says so.
+      expect(first).toContain(
+        'A new key at any time (with DATA_DIR set as for this server): npm run --silent cli -- keys create --account ' +
+          'default\n',
+      );
       const second = await startAndStop(env);
       expect(second).not.toContain('API key');
       expect(second).toContain('Telephony API listening on http://127.0.0.1:');

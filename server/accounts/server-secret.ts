@@ -17,7 +17,7 @@ import * as accounts from './store.js';
 import { ensurePrivateDir } from '../store/db.js';
 import { WebhookSecretBox } from './webhook-secrets.js';
 
-const SECRET_FILE = 'secret.key';
+export const SECRET_FILE = 'secret.key';
 /** Where versions before 009 kept the generated secret. */
 const LEGACY_SETTING = 'secret_key';
 const CHECK_SETTING = 'secret_check';
