@@ -259,6 +259,9 @@ describe('fetching instructions', () => {
 
   it.each([
     ['a UTF-8 byte order mark', 'text/xml', Buffer.from(`\uFEFF${SAY_CAFE}`)],
+    ['a UTF-16LE byte order mark', 'text/xml', Buffer.from(`\uFEFF${SAY_CAFE}`, 'utf16le')],
+    ['a UTF-16BE byte order mark', 'text/xml', Buffer.from(`\uFEFF${SAY_CAFE}`, 'utf16le').swap16()],
+    ['a byte order mark over the charset', 'text/xml; charset=ISO-8859-1', Buffer.from(`\uFEFF${SAY_CAFE}`)],
     ['ISO-8859-1 by the Content-Type', 'text/xml; charset=ISO-8859-1', Buffer.from(SAY_CAFE, 'latin1')],
     [
       'windows-1252 by the XML declaration',
