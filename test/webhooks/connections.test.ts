@@ -6,13 +6,16 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postWebhook } from '../../server/webhooks/deliver.js';
 
-/** A receiver answering 200, counting the connections it was given, that keeps an idle one `keepAliveMs` (and says
- * so in `Keep-Alive: timeout=`), or for good without saying (0). */
-async function receiver(keepAliveMs: number) {
+/** A receiver answering 200 (after `answerAfterMs` for every request but the first), counting the connections it
+ * was given, that keeps an idle one `keepAliveMs` (and says so in `Keep-Alive: timeout=`), or for good without saying
+ * (0). */
+async function receiver(keepAliveMs: number, answerAfterMs = 0) {
   let connections = 0;
+  let requests = 0;
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.end('ok'));
+    const wait = requests++ === 0 ? 0 : answerAfterMs;
+    req.on('end', () => setTimeout(() => res.end('ok'), wait));
   });
   server.keepAliveTimeout = keepAliveMs;
   server.on('connection', () => (connections += 1));
@@ -33,8 +36,8 @@ describe('kept-alive connections to a receiver', () => {
   afterEach(async () => {
     for (const r of receivers.splice(0)) await r.close();
   });
-  const start = async (keepAliveMs: number) => {
-    const r = await receiver(keepAliveMs);
+  const start = async (keepAliveMs: number, answerAfterMs = 0) => {
+    const r = await receiver(keepAliveMs, answerAfterMs);
     receivers.push(r);
     return r;
   };
@@ -61,5 +64,13 @@ describe('kept-alive connections to a receiver', () => {
     await pause(4400);
     expect((await r.post()).ok).toBe(true);
     expect(r.connections()).toBe(2);
+  });
+
+  it('gives a request on a kept connection its whole timeout, not the idle one', async () => {
+    // Idle connections close after 2 s here (timeout=3); the second webhook's answer takes 4.5 s, within its 5 s.
+    const r = await start(3000, 4500);
+    expect((await r.post()).ok).toBe(true);
+    expect(await r.post()).toMatchObject({ ok: true, status: 200 });
+    expect(r.connections()).toBe(1);
   });
 });
