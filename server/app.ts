@@ -198,6 +198,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
       await services.carrier.close?.();
       const [ended, delivered] = await Promise.all([jobs, deliveries]);
       if (!ended) await worker.stop(SETTLE_MS);
+      await services.callEngine.close();
       if (!delivered) await services.webhooks.releaseHeld(worker.workerId);
       await services.webhooks.close();
       // The attempts the closed sender failed find their events released, and record nothing (a moment, bounded).
@@ -205,6 +206,7 @@ export async function start(config: Config, options: StartOptions = {}): Promise
     } finally {
       // Whatever failed above (the database gone at shutdown), nothing is left open behind (closing twice is nothing).
       await services.webhooks.close();
+      await services.callEngine.close();
       await services.rateLimit?.close();
       if (!options.store) await store.close();
     }

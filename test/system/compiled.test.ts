@@ -12,6 +12,7 @@ import { ROOT, spawnServer, type ServerProcess } from '../support/run.js';
 import { waitUntil } from '../support/wait.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { FAST_PIPELINE, waitForStatus } from '../support/messaging.js';
+import { FAST_CALLS } from '../calls/support.js';
 
 const API_KEY = 'tk_compiled_test_key_0123456789abcd';
 
@@ -31,7 +32,7 @@ describe('the compiled server (npm start)', () => {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     server = spawnServer(
-      testEnv('sqlite', dataDir, { ...FAST_PIPELINE, PORT: String(port), TELEPHONY_API_KEY: API_KEY }),
+      testEnv('sqlite', dataDir, { ...FAST_PIPELINE, ...FAST_CALLS, PORT: String(port), TELEPHONY_API_KEY: API_KEY }),
       'scripts/start.mjs',
     );
   }, 240_000);
@@ -59,6 +60,36 @@ describe('the compiled server (npm start)', () => {
     expect(sent.response.status).toBe(201);
     await waitForStatus(client, sent.data!.sid, 'delivered');
     await receiver.waitFor((r) => r.some((w) => w.json?.type === 'message.delivered'));
+  });
+
+  it("renders a call's recording on the renderer's thread, a module of dist/ too", async () => {
+    await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000, 'the compiled server ready');
+    const client = createTelephonyClient({ baseUrl: url, apiKey: API_KEY });
+    const { data: numbers } = await client.GET('/v1/incoming-phone-numbers');
+    const call = await client.POST('/v1/calls', {
+      body: {
+        from: numbers!.data[0].phone_number,
+        to: '+14155550198',
+        record: true,
+        twiml: '<Response><Say>Recorded from the bundle</Say></Response>',
+      },
+    });
+    const sid = call.data!.sid;
+    const recordings = () => client.GET('/v1/calls/{sid}/recordings', { params: { path: { sid } } });
+    const completed = await waitUntil(
+      async () => (await recordings()).data?.data.find((r) => r.status === 'completed'),
+      30_000,
+      'the recording completed',
+    );
+    const media = await fetch(`${url}/v1/recordings/${completed.sid}/media`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(media.status).toBe(200);
+    expect(
+      Buffer.from(await media.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF');
   });
 
   it("skips at start the validator's spec checks the build did, and rejects an invalid request", async () => {

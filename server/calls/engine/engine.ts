@@ -65,6 +65,10 @@ export class CallRunner implements CallEngine, VoiceReports {
     return this.work.place(tx, call);
   }
 
+  close(): Promise<void> {
+    return this.jobs.close();
+  }
+
   async receive(tx: Tx, from: string, to: string): Promise<CallRow> {
     const number = await voiceNumber(tx.db, to);
     if (!number) throw new Error(`receive: ${to} is not held on this platform`);

@@ -10,7 +10,8 @@ import type { JobHandling } from '../../jobs/job.js';
 import type { Job } from '../../jobs/queue.js';
 import type { JobContext } from '../../jobs/worker.js';
 import { fetchInstructions } from '../twiml/fetch.js';
-import { renderWav, wavBytes } from '../audio/render.js';
+import { wavBytes } from '../audio/render.js';
+import { RecordingRenderer } from '../audio/renderer.js';
 import type { Segment } from '../audio/timeline.js';
 import { newWebhookId } from '../../webhooks/sign.js';
 import { nowIso } from '../../clock.js';
@@ -34,6 +35,9 @@ const INTERRUPTED = {
 };
 
 export class CallJobs {
+  /** Renders recordings off the main thread. */
+  private readonly renderer = new RecordingRenderer();
+
   constructor(
     private readonly driver: CallDriver,
     private readonly voice: VoiceCarrier,
@@ -43,6 +47,11 @@ export class CallJobs {
     private readonly seal: LegSeal,
     private readonly logger: Logger,
   ) {}
+
+  /** Stops the renderer's thread: a render in hand fails its job, which runs again. */
+  close(): Promise<void> {
+    return this.renderer.close();
+  }
 
   handlers(): JobHandling[] {
     return [
@@ -140,7 +149,7 @@ export class CallJobs {
     const call = await callBySid(ctx.store.db, recording.call_sid);
     const stored = recording.segments && call ? this.seal.open(call, `segments:${sid}`, recording.segments) : '[]';
     const segments = JSON.parse(stored) as Segment[];
-    const audio = tooLarge ? null : renderWav(segments, fromMs, toMs, channels);
+    const audio = tooLarge ? null : await this.renderer.render(segments, fromMs, toMs, channels);
     await ctx.store.transaction(async (tx) => {
       const now = nowIso(tx.clock);
       const done = await finishRecording(

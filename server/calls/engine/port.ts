@@ -26,4 +26,6 @@ export interface CallEngine {
   /** The other end presses digits or speaks now (sandbox). Throws `call_not_modifiable` unless in-progress. */
   input(tx: Tx, call: CallRow, input: CallInput): Promise<CallRow>;
   jobHandlers(): JobHandling[];
+  /** Stops what the engine runs beside its jobs (the recordings' renderer thread), once no job runs. */
+  close(): Promise<void>;
 }
