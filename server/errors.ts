@@ -294,6 +294,8 @@ export class ApiError extends Error {
 }
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil(seconds))) });
+/** How long a client is told to wait after the database did not answer: about readiness's own polling. */
+const DATABASE_RETRY_AFTER_S = 5;
 const notFound = (detail: string) => new ApiError('not_found', detail);
 
 export const errors = {
@@ -472,4 +474,11 @@ export const errors = {
     new ApiError('not_implemented', `${operationId} is not implemented yet in this build.`),
   /** `/readyz`: the instance cannot serve traffic; `reason` says which dependency failed, or that it is stopping. */
   notReady: (reason: string) => new ApiError('service_unavailable', reason),
+  databaseUnavailable: () =>
+    new ApiError(
+      'service_unavailable',
+      'The database did not answer in time; retry shortly.',
+      undefined,
+      retryAfter(DATABASE_RETRY_AFTER_S),
+    ),
 };

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError, errors, problemTypeUri, type FieldError } from '../errors.js';
 import { emptyTrailingParameter, findOperation } from './spec.js';
 import { FORM, MAX_BODY_DEPTH, MAX_FORM_FIELDS } from './body.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 interface ValidatorError {
   status: number;
@@ -182,6 +183,7 @@ export function problemMiddleware(err: unknown, req: Request, res: Response, nex
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (isValidatorError(err)) error = fromValidator(err, req);
+  else if (isDatabaseUnavailable(err)) error = errors.databaseUnavailable();
   else error = fromBodyParser(err, req) ?? errors.internal();
   // Error level is for the server's own faults; a client's mistake is already in the request's closing line.
   if (error.status >= 500)

@@ -153,12 +153,11 @@ export class MessageService {
       }
     };
     const run = async (tx: Tx) => {
-      if (!options.trustedFrom) {
-        const number = await incomingNumber(tx.db, input.from);
-        if (number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
-        const missing = missingCapability(number.capabilities, row.channel);
-        if (missing) throw errors.fromNumberNotCapable(input.from, missing);
-      }
+      // A trusted sender (a proxy number relaying) is the account's without asking, but can it send this?
+      const number = await incomingNumber(tx.db, input.from);
+      if (!options.trustedFrom && number?.account_sid !== accountSid) throw errors.fromNumberNotOwned(input.from);
+      const missing = number && missingCapability(number.capabilities, row.channel);
+      if (missing) throw errors.fromNumberNotCapable(input.from, missing);
       if (!admitFirst) return write(tx);
       await admit(tx);
       if (!options.tx) return write(tx);
@@ -200,7 +199,7 @@ export class MessageService {
     const outcome = await this.sends.send({ message: row, job });
     if (outcome === 'from_number_not_owned') throw errors.fromNumberNotOwned(row.from_number);
     if (outcome === 'from_number_not_capable')
-      throw errors.fromNumberNotCapable(row.from_number, row.channel === 'mms' ? 'MMS' : 'SMS');
+      throw errors.fromNumberNotCapable(row.from_number, neededCapability(row.channel));
     if (outcome === 'message_queue_full') throw errors.messageQueueFull(this.maxQueued);
     jobCommitted(this.store.signals, job, now);
   }
@@ -353,10 +352,15 @@ function parseSendAt(value: string, now: number): Date {
   return new Date(at);
 }
 
-/** What a message on `channel` needs of its sending number's capabilities (JSON, as stored) that they lack: MMS for
- * an MMS message, SMS for an SMS or RCS one; null when they hold it. SEND_BATCH (store.ts) asks the same in SQL. */
+/** What a message on `channel` needs of its sending number: MMS for an MMS message, SMS for an SMS or RCS one.
+ * SEND_BATCH (store.ts) asks the same in SQL. */
+function neededCapability(channel: MessageRow['channel']): 'SMS' | 'MMS' {
+  return channel === 'mms' ? 'MMS' : 'SMS';
+}
+
+/** What the number's capabilities (JSON, as stored) lack of what a message on `channel` needs; null when none. */
 function missingCapability(capabilities: string, channel: MessageRow['channel']): 'SMS' | 'MMS' | null {
   const holds = JSON.parse(capabilities) as { sms: boolean; mms: boolean };
-  if (channel === 'mms') return holds.mms ? null : 'MMS';
-  return holds.sms ? null : 'SMS';
+  const needed = neededCapability(channel);
+  return holds[needed === 'MMS' ? 'mms' : 'sms'] ? null : needed;
 }

@@ -128,8 +128,9 @@ const JOB_COLUMNS = Object.keys(JOB_TYPES) as (keyof NewJob)[];
 
 // $1 the quota, then one array a column: the jobs' columns and the messages' (an array's elements take its type).
 // `input` numbers the sends in their order; each is owned (its account holds its sending number) or not, capable (the
-// number's capabilities hold the message's channel: mms for MMS, else sms) or not, and of an account's owned and
-// capable sends the first ones are admitted, as many as message_queue_admit_many (migration 031) answers.
+// number's capabilities hold what its channel needs, as neededCapability in service.ts says) or not, and of an
+// account's owned and capable sends the first ones are admitted, as many as message_queue_admit_many (migration 031)
+// answers.
 // The jobs go in the sends' order, so that jobs of one ordering key run in it. The messages go in the order of their
 // accounts, as the function takes their locks: each insert's trigger holds its account's count row of this
 // connection's stripe to the commit, and two statements on connections of one stripe that took those rows in two

@@ -56,6 +56,15 @@ export interface StatementDeadline {
   ms: number;
 }
 
+/** A statement the database did not answer within its deadline: its connection was closed with this. */
+export class StatementDeadlineError extends Error {
+  constructor(ms: number) {
+    super(
+      `the database did not answer a statement within ${ms} ms (DATABASE_QUERY_TIMEOUT_MS); its connection is closed`,
+    );
+  }
+}
+
 interface Sent {
   command: string;
   rowCount: number | null;
@@ -131,6 +140,14 @@ export function useNamedStatements(client: pg.PoolClient, deadline: StatementDea
       return answered('BEGIN', null);
     }
     if (!inTransaction) return send(text, list);
+    // A connection closed under the transaction (its deadline passed, the network broke) holds nothing to roll back:
+    // answered at once, so the transaction's caller sees the error that ended it, not the rollback's on a dead line.
+    if (text === 'rollback' && !list?.length && !(client as { _queryable?: boolean })._queryable) {
+      inTransaction = false;
+      beginHeld = false;
+      held = [];
+      return answered('ROLLBACK', null);
+    }
     if ((text === 'commit' || text === 'rollback') && !list?.length) {
       inTransaction = false;
       if (text === 'rollback') held = [];
@@ -196,12 +213,7 @@ function runner(
   // Past the deadline the connection is closed with this error: node-postgres then marks it unusable, so that the
   // pool drops it when it is given back, and fails every statement sent on it with the error (pipeline mode: a
   // statement behind an unanswered one would wait as long).
-  const expire = (ms: number) =>
-    stream.destroy(
-      new Error(
-        `the database did not answer a statement within ${ms} ms (DATABASE_QUERY_TIMEOUT_MS); its connection is closed`,
-      ),
-    );
+  const expire = (ms: number) => stream.destroy(new StatementDeadlineError(ms));
   const shapes = new Map<string, { parsers: unknown[] | undefined; template: object | null }>();
   function addFields(this: DriverResult, fields: Field[]): void {
     let key = '';

@@ -176,6 +176,9 @@ function attempt(
       req.destroy(new Error(timedOut));
     }, options.timeoutMs);
     req.on('timeout', () => req.destroy(new Error(timedOut)));
+    // A kept connection keeps the idle timeout it had (a receiver's Keep-Alive hint makes it shorter), and Node sets
+    // the request's own on it only when that differs from IDLE_CONNECTION_MS: set here, whatever it is.
+    req.on('socket', (socket) => socket.setTimeout(options.timeoutMs));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(overall);
       const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');

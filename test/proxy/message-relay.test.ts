@@ -328,6 +328,34 @@ describe.each(ENGINES)('proxy message relay (%s)', (engine) => {
     expect(hooks(tag, 'pool')).toEqual([]);
   });
 
+  it('relays no media from a proxy number without MMS: the interaction fails, nothing is sent', async () => {
+    const tag = 'no-mms';
+    const account = await t.newAccount();
+    const { data: found } = await account.client.GET('/v1/available-phone-numbers/{country}/Local', {
+      params: { path: { country: 'US' }, query: { page_size: 50, sms_enabled: true } },
+    });
+    let pool: string | undefined;
+    for (const candidate of found!.data.filter((n) => !n.capabilities.mms)) {
+      const { data } = await account.client.POST('/v1/incoming-phone-numbers', {
+        body: { PhoneNumber: candidate.phone_number },
+      });
+      pool = data?.phone_number;
+      if (pool) break;
+    }
+    const alice = outsider();
+    const session = await openSession(account, tag, [alice, outsider()]);
+    expect(session.participants[1].proxy_identifier).toBe(pool);
+    const inbound = await inject(account, alice, session.participants[0].proxy_identifier, 'A photo', [
+      'https://cdn.example.com/photo.jpg',
+    ]);
+    const [interaction] = await interactionsOf(account, session.sid);
+    expect(interaction).toMatchObject({ status: 'failed', inbound_sid: inbound.sid, outbound_sid: null });
+    expect(await sentBy(account, 'outbound-reply')).toEqual([]);
+    // Text alone it relays.
+    await inject(account, alice, session.participants[0].proxy_identifier, 'Text only');
+    await waitUntil(async () => (await sentBy(account, 'outbound-reply')).length === 1);
+  });
+
   it('does not relay again a relayed message that arrives at a proxy number of another session (no loop)', async () => {
     const tag = 'loop';
     const x = await owner(`${tag}-x`);

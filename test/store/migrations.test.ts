@@ -136,6 +136,9 @@ describe.runIf(ENGINES.includes('postgres'))('the migration lock (postgres)', ()
     const store = await second;
     const late = sql`select pg_sleep(1)`.execute(store.db);
     await expect(late).rejects.toThrow('the database did not answer a statement within 300 ms');
+    // Inside a transaction too: its rollback on the closed connection does not hide the cause.
+    const inTransaction = store.transaction((tx) => sql`select pg_sleep(1)`.execute(tx.db));
+    await expect(inTransaction).rejects.toThrow('the database did not answer a statement within 300 ms');
     // The connection closed at the deadline left the pool: the next statement runs on another.
     expect((await sql<{ one: number }>`select 1 as one`.execute(store.db)).rows).toEqual([{ one: 1 }]);
   });

@@ -12,6 +12,8 @@ interface PoolNumberWanted {
   area_code?: string;
   /** true: only numbers that take SMS; false: only numbers that do not (a landline: voice only). */
   sms?: boolean;
+  /** true: only numbers that take MMS too. */
+  mms?: boolean;
 }
 
 /** Provisions a number that fits `wanted` for the account (the first free one a search finds); its E.164. */
@@ -23,7 +25,7 @@ export async function provisionNumber(
   const client = createTelephonyClient({ baseUrl: t.directUrl, apiKey: account.apiKey });
   const country = wanted.country ?? 'US';
   for (let round = 0; round < 5; round++) {
-    const query = { page_size: 50, area_code: wanted.area_code, sms_enabled: wanted.sms };
+    const query = { page_size: 50, area_code: wanted.area_code, sms_enabled: wanted.sms, mms_enabled: wanted.mms };
     const { data, error } = await client.GET('/v1/available-phone-numbers/{country}/Local', {
       params: { path: { country }, query },
     });
@@ -41,10 +43,10 @@ export async function provisionNumber(
   throw new Error(`no number fitting ${JSON.stringify(wanted)} could be provisioned`);
 }
 
-/** Provisions `count` US numbers (SMS and voice) for the account: a pool for every mode. */
+/** Provisions `count` US numbers (SMS, MMS and voice) for the account: a pool for every mode and message. */
 export async function provisionPool(t: TestServer, account: TestAccount, count: number): Promise<string[]> {
   const pool: string[] = [];
-  for (let i = 0; i < count; i++) pool.push(await provisionNumber(t, account, { sms: true }));
+  for (let i = 0; i < count; i++) pool.push(await provisionNumber(t, account, { sms: true, mms: true }));
   return pool;
 }
 

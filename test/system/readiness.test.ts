@@ -162,6 +162,17 @@ async function startProxy(target: URL) {
   };
 }
 
+/** A request the database did not answer: 503 service_unavailable, Retry-After, problem+json. */
+function expectDatabaseUnavailable(res: Response, body: unknown) {
+  expect(res.status).toBe(503);
+  expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+  expect(res.headers.get('retry-after')).toBe('5');
+  expect(body).toMatchObject({
+    code: 'service_unavailable',
+    detail: 'The database did not answer in time; retry shortly.',
+  });
+}
+
 const QUERY_TIMEOUT_MS = 2000;
 /** How long a request waits for a connection of the pool at most (db.ts). */
 const POOL_WAIT_MS = 10_000;
@@ -192,9 +203,13 @@ describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreacha
     const down = await waitForStatus(t.server, 503, 'a 503 for the unreachable database');
     expect(down.body).toMatchObject({ code: 'service_unavailable' });
     expect(down.body.detail).toMatch(/^The database (does not answer|did not answer)/);
+    // Readiness's answers are not failed requests.
+    expect(t.lines.filter((l) => l.msg === 'request failed')).toEqual([]);
+    // A request of the API, which would read the database, answers 503 too: a fault of the moment, to retry.
+    const refused = await fetch(`${t.server.url}/v1/messages`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expectDatabaseUnavailable(refused, await refused.json());
     proxy.mend();
     await waitForStatus(t.server, 200, 'readiness again');
-    expect(t.lines.filter((l) => l.msg === 'request failed')).toEqual([]);
   });
 
   it('answers 503 while the database is silent, and 200 by itself once it answers on new connections', async () => {
@@ -218,8 +233,7 @@ describe.runIf(ENGINES.includes('postgres'))('readiness with PostgreSQL unreacha
     const started = performance.now();
     const failed = await list();
     const took = performance.now() - started;
-    expect(failed.status).toBe(500);
-    expect(((await failed.json()) as { code: string }).code).toBe('internal_error');
+    expectDatabaseUnavailable(failed, await failed.json());
     // Its statement failed at the deadline, or it waited for a connection at most the pool's 10 s (every connection
     // held by a statement on a silent one, and new ones silent too) and failed then. Without the deadline it waits
     // on the silent connection until the kernel gives it up, for minutes.

@@ -22,7 +22,7 @@ async function receiver(keepAliveMs: number, answerAfterMs = 0) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return {
-    post: () => postWebhook(url, '{}', {}, { timeoutMs: 5000, privateAddresses: 'loopback' }),
+    post: (timeoutMs = 5000) => postWebhook(url, '{}', {}, { timeoutMs, privateAddresses: 'loopback' }),
     connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => server.close(() => resolve())).finally(() => server.closeAllConnections()),
@@ -71,6 +71,14 @@ describe('kept-alive connections to a receiver', () => {
     const r = await start(3000, 4500);
     expect((await r.post()).ok).toBe(true);
     expect(await r.post()).toMatchObject({ ok: true, status: 200 });
+    expect(r.connections()).toBe(1);
+  });
+
+  it('gives it its whole timeout when that is the idle timeout itself (4 s)', async () => {
+    // timeout=2: idle connections close after 1 s here; the second answer takes 1.5 s, within its 4 s.
+    const r = await start(2000, 1500);
+    expect((await r.post(4000)).ok).toBe(true);
+    expect(await r.post(4000)).toMatchObject({ ok: true, status: 200 });
     expect(r.connections()).toBe(1);
   });
 });
