@@ -1,4 +1,5 @@
 // `npm start`: read the config, start the server, stop cleanly on SIGINT/SIGTERM.
+import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ListenError, start } from './app.js';
 
@@ -77,7 +78,12 @@ main().catch((err) => {
 
 /** The settings the CLI needs as this server has them, to find its database and secret, when not the defaults. */
 function cliSettings(config: Config): string {
-  const names = ['DATA_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA'].filter((name) => process.env[name]);
-  if (config.secretKey) names.push('SECRET_KEY');
+  const set: [string, unknown][] = [
+    ['DATA_DIR', config.dataDir !== path.resolve('./data')],
+    ['DATABASE_URL', config.databaseUrl],
+    ['DATABASE_SCHEMA', config.databaseSchema],
+    ['SECRET_KEY', config.secretKey],
+  ];
+  const names = set.filter(([, value]) => value).map(([name]) => name);
   return names.length ? ` (with ${names.join(', ')} set as for this server)` : '';
 }
