@@ -7,6 +7,8 @@ import { useReceiver } from '../support/webhook-receiver.js';
 import { waitUntil } from '../support/wait.js';
 import { FAST_CALLS, FINAL_STATUSES, callRow, eventsOf, finalCall, holdNumber, sayThenHangup } from './support.js';
 import { MAX_CHAINED_INBOUND_LEGS } from '../../server/calls/engine/engine.js';
+import type { VoiceReports } from '../../server/carrier/voice.js';
+import { insertCall } from '../support/calls.js';
 
 describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
   const t = useTestServer({ engine, env: FAST_CALLS });
@@ -93,6 +95,18 @@ describe.each(ENGINES)('call engine: Dial (%s)', (engine) => {
     expect(child).toMatchObject({ status: 'failed', error_code: 'from_number_released', duration: 0 });
     expect(child.answered_by).toBeNull();
     expect(await finalCall(account, call!.sid)).toMatchObject({ status: 'completed' });
+  });
+
+  it('fails a call whose number left the account between its placing and its ringing', async () => {
+    const queued = { status: 'queued' as const, answered_by: null, duration: null, start_time: null, end_time: null };
+    const released = await insertCall(t, account.sid, { ...queued, from_number: '+14155550177' });
+    const held = await insertCall(t, account.sid, { ...queued, from_number: from });
+    // The sandbox network's first report, as its job gives it.
+    const network = t.server.services.callEngine as unknown as VoiceReports;
+    for (const { sid } of [released, held])
+      await t.server.services.store.transaction((tx) => network.callStatus(tx, { sid, status: 'ringing' }));
+    expect(await callRow(t, released.sid)).toMatchObject({ status: 'failed', error_code: 'from_number_released' });
+    expect(await callRow(t, held.sid)).toMatchObject({ status: 'ringing', error_code: null });
   });
 
   it('shows a callerId the account holds on the child leg, and its own number for any other', async () => {

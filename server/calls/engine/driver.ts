@@ -39,6 +39,12 @@ const FROM_NUMBER_RELEASED: Failure = {
   errorMessage: "This call's number left the account during the call, and no callerId the account holds was given.",
 };
 
+/** A leg whose number left the account between its placing and its ringing. */
+export const RELEASED_BEFORE_RINGING: Failure = {
+  errorCode: 'from_number_released',
+  errorMessage: 'The number this call is from left the account before the call rang.',
+};
+
 export class CallDriver {
   constructor(
     /** What effects become (jobs, child legs, recordings), kept apart from the stepping. */

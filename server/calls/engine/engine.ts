@@ -14,7 +14,8 @@ import { nowIso } from '../../clock.js';
 import { LIVE_STATUSES, callBySid, changeCall, insertCall, isLive, voiceNumber } from './store.js';
 import { callEvent } from './events.js';
 import { inboundLeg } from './legs.js';
-import { CallDriver } from './driver.js';
+import { CallDriver, RELEASED_BEFORE_RINGING } from './driver.js';
+import { incomingNumber } from '../../numbers/store.js';
 import { EffectWork } from './work.js';
 import { CallJobs } from './handlers.js';
 import type { PublicUrl } from '../../http/public-url.js';
@@ -156,8 +157,17 @@ export class CallRunner implements CallEngine, VoiceReports {
 
   /** A leg ringing at a number held on this platform rings its holder too: an inbound leg, linked as its peer. */
   private async ringing(tx: Tx, row: CallRow): Promise<void> {
+    // The number it is from may have been released since it was placed (and be another account's now): it rings
+    // from no number its account does not hold. Checked where the network first has it, as a message's dispatch is.
+    const outbound = row.direction !== 'inbound' && row.purpose === 'api';
+    if (
+      outbound &&
+      row.status === 'queued' &&
+      (await incomingNumber(tx.db, row.from_number))?.account_sid !== row.account_sid
+    )
+      return this.driver.finish(tx, row, 'failed', RELEASED_BEFORE_RINGING);
     // A verification leg reaches the handset itself, never an account's app on a number held here.
-    const toHolder = row.direction !== 'inbound' && row.purpose === 'api';
+    const toHolder = outbound;
     const number = toHolder ? await voiceNumber(tx.db, row.to_number) : undefined;
     if (number && row.direction === 'outbound-dial') {
       const chain = await this.chainAbove(tx, row);
