@@ -2,7 +2,7 @@
 // configured delay, deletable only while no number uses them.
 import type { components } from '../../generated/openapi.js';
 import type { VerificationDelay } from '../config.js';
-import type { Store } from '../store/db.js';
+import { isForeignKeyViolation, type Store } from '../store/db.js';
 import type { AddressRow } from '../store/schema.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext } from '../jobs/worker.js';
@@ -145,9 +145,4 @@ export class AddressService {
       await ctx.finishIn(tx);
     });
   }
-}
-
-function isForeignKeyViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }

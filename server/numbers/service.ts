@@ -1,6 +1,6 @@
 // Phone numbers: search the inventory, provision (with the country's address rules), configure, list, release.
 import type { components } from '../../generated/openapi.js';
-import type { Store, Tx } from '../store/db.js';
+import { isForeignKeyViolation, type Store, type Tx } from '../store/db.js';
 import type { IncomingNumberRow } from '../store/schema.js';
 import type { AddressStore } from '../addresses/store.js';
 import { errors } from '../errors.js';
@@ -132,12 +132,14 @@ export class NumberService {
     // The count and the insert take turns per account (the quota is exact); the unique index decides a race
     // between two requests for the number: the loser gets the 409. With a key, the response is recorded in the
     // same transaction as the number it answers.
-    await this.store.transaction(async (tx) => {
-      await lockAccountQuota(tx, this.store.dialect, 'numbers', accountSid);
-      if ((await countHeld(tx.db, accountSid)) >= this.maxNumbers) throw errors.numberQuotaExceeded(this.maxNumbers);
-      if (!(await insertNumber(tx.db, row))) throw unavailable();
-      if (recorder) await recorder.record(tx, record);
-    });
+    await this.store
+      .transaction(async (tx) => {
+        await lockAccountQuota(tx, this.store.dialect, 'numbers', accountSid);
+        if ((await countHeld(tx.db, accountSid)) >= this.maxNumbers) throw errors.numberQuotaExceeded(this.maxNumbers);
+        if (!(await insertNumber(tx.db, row))) throw unavailable();
+        if (recorder) await recorder.record(tx, record);
+      })
+      .catch(addressGone(addressSid));
     return record;
   }
 
@@ -184,7 +186,9 @@ export class NumberService {
         input.AddressSid,
       );
     }
-    const updated = await this.numbers.update(accountSid, sid, { ...changes, date_updated: nowIso(this.clock) });
+    const updated = await this.numbers
+      .update(accountSid, sid, { ...changes, date_updated: nowIso(this.clock) })
+      .catch(addressGone(changes.address_sid ?? null));
     if (!updated) throw notFound(sid);
     return toRecord(updated);
   }
@@ -248,5 +252,14 @@ function toRecord(row: IncomingNumber): IncomingPhoneNumber {
     address_requirements: row.address_requirements,
     date_created: row.date_created,
     date_updated: row.date_updated,
+  };
+}
+
+/** The address read for a number deleted before the number's write (a DELETE at that moment): the write's foreign
+ * key refuses it, answered as an address that is not the account's, never a 500. */
+function addressGone(addressSid: string | null) {
+  return (err: unknown): never => {
+    if (addressSid !== null && isForeignKeyViolation(err)) throw errors.addressNotFound(addressSid);
+    throw err;
   };
 }

@@ -22,6 +22,12 @@ export type Dialect = 'sqlite' | 'postgres';
 /** How many times a transaction or statement PostgreSQL ended as a deadlock's victim is tried in all. */
 export const DEADLOCK_TRIES = 3;
 
+/** A write refused by a foreign key: the row it refers to is gone (or, deleting, still referred to). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}
+
 /** PostgreSQL ended the transaction to break a deadlock (SQLSTATE deadlock_detected): it holds nothing any more. */
 export function isDeadlock(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === '40P01';
