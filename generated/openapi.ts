@@ -363,10 +363,11 @@ export interface paths {
          * @description Releases the number at once and irreversibly: it leaves your account, returns to the
          *     pool, and another account may provision it. Its webhooks stop. Open proxy sessions that
          *     use it as a proxy number end `failed` with `closed_reason` `number_released`. Your
-         *     messages from it still `queued` (scheduled, or waiting for their send slot) are never
-         *     sent from it: each ends `failed` with `error_code` `from_number_released` when its turn
-         *     comes (`validity_period_expired` if its validity ran out first). A fetch afterwards
-         *     answers 404.
+         *     messages from it still `queued` (scheduled, or waiting for their send slot) end
+         *     `failed` with `error_code` `from_number_released` in the release itself (with their
+         *     status callbacks): none is sent from it, even if you provision it again, and its next
+         *     holder's messages wait for none of their send slots. A message already `sending` goes
+         *     on. A fetch afterwards answers 404.
          *
          */
         delete: operations["releasePhoneNumber"];
@@ -1272,8 +1273,9 @@ export interface components {
              *     usable answer), `invalid_instructions` (not valid TwiML), `instruction_loop` (more than
              *     100 documents in one call), `dial_loop` (a `<Dial>` leg to a number of this platform
              *     that would ring an 11th inbound leg in one chain of such dials), `from_number_released`
-             *     (a `<Dial>` leg not placed: the call's number left your account during the call, and
-             *     no `callerId` your account holds was given), `rejected` (`<Reject>`),
+             *     (its `from` left your account before it rang; or a `<Dial>` leg not placed: the call's
+             *     number left your account during the call, and no `callerId` your account holds was
+             *     given), `rejected` (`<Reject>`),
              *     `call_interrupted` (the server running the call stopped while it was live).
              *      */
             error_code: string | null;
@@ -2462,7 +2464,7 @@ export interface components {
          *     - `address_not_found`: `AddressSid` is not an address of your account;
          *     - `from_number_not_owned`: `from` is not a number of your account (messages, calls);
          *     - `from_number_not_capable`: `from` cannot send the message: its capabilities lack SMS
-         *       (or MMS, for a message with media);
+         *       (or MMS, for an MMS message: with media, not sent as RCS);
          *     - `to_number_not_owned`: `to` is not a number of your account (sandbox inbound);
          *     - `destination_blocked`: the number cannot receive verification codes (invalid, or
          *       blocked by fraud protection);

@@ -91,6 +91,8 @@ export function createServices(config: Config, store: Store, logger: Logger, sec
     publicUrl,
     carrier instanceof SmppCarrier ? carrier.offered : undefined,
   );
+  // A released number's queued messages fail, and its pacing is forgotten, in the release's transaction.
+  numbers.onReleased((tx, released) => messages.pipeline.numberReleased(tx, released));
   const lookups = new LookupService(store);
   // The engine reports verification calls' failures to the verification service, which places them through it.
   const reports: VerificationCallReports = {

@@ -21,6 +21,8 @@ import {
   insertMessage,
   markSendingFromHeld,
   messageBySid,
+  queuedFrom,
+  forgetSendSlot,
   queuedFromHeld,
   takeSlotAndSend,
   transition,
@@ -203,6 +205,23 @@ export class MessagePipeline implements CarrierReports {
    * After a mark that found the message not to send: one still queued is from a number its account released since
    * it was accepted (perhaps held by another account by now), and fails rather than go out from it. Rare: read then.
    */
+  /**
+   * A number its account released, in the release's transaction: the account's messages still queued from it fail
+   * now (none goes out from it, whoever holds it next, the same account included), and its pacing starts afresh, so
+   * that the slots those messages had taken do not hold back its next holder's.
+   */
+  async numberReleased(tx: Tx, released: { account_sid: string; phone_number: string }): Promise<void> {
+    for (const sid of await queuedFrom(tx.db, released.account_sid, released.phone_number)) {
+      await this.applyReport(tx, {
+        sid,
+        status: 'failed',
+        errorCode: 'from_number_released',
+        errorMessage: `${released.phone_number} was released from your account before the message was sent.`,
+      });
+    }
+    await forgetSendSlot(tx.db, released.phone_number);
+  }
+
   private async failUnheldSender(tx: Tx, sid: string): Promise<void> {
     const message = await messageBySid(tx.db, sid);
     if (message?.status !== 'queued') return;

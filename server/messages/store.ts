@@ -214,6 +214,23 @@ export function findMessage(db: Conn, accountSid: string, sid: string): Promise<
   return selectOwned.first(db, accountSid, sid);
 }
 
+/** The sids of the account's messages still queued from `from` (scheduled ones too). */
+export async function queuedFrom(db: Conn, accountSid: string, from: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('sid')
+    .where('account_sid', '=', accountSid)
+    .where('from_number', '=', from)
+    .where('status', '=', 'queued')
+    .execute();
+  return rows.map((row) => row.sid);
+}
+
+/** Forgets a sender's pacing: its next send may go at once (its next holder's, after a release). */
+export async function forgetSendSlot(db: Conn, from: string): Promise<void> {
+  await db.deleteFrom('carrier_send_slots').where('from_number', '=', from).execute();
+}
+
 export function messageBySid(db: Conn, sid: string): Promise<MessageRow | undefined> {
   return selectBySid.first(db, sid);
 }

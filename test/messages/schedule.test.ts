@@ -230,6 +230,46 @@ describe.each(ENGINES)('scheduling and validity (%s)', (engine) => {
     for (const m of finals.filter((m) => m.status === 'delivered')) expect(m.error_code).toBeNull();
   });
 
+  it('fails them at the release: none goes out when the account takes the number back, no slot is kept', async () => {
+    const number = await uniqueFrom();
+    const later = await account.client.POST('/v1/messages', {
+      body: { from: number, to: '+14155550123', body: 'later', send_at: inMs(HOUR_MS) },
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        account.client.POST('/v1/messages', { body: { from: number, to: '+14155550123', body: `burst ${i}` } }),
+      ),
+    );
+    await release(number);
+    // In the release's transaction: nothing of the account's is queued from the number any more, and its pacing is
+    // forgotten (the slots the burst had taken would have held back its next holder's first message).
+    const db = t.server.services.store.db;
+    const queued = await db
+      .selectFrom('messages')
+      .select('sid')
+      .where('from_number', '=', number)
+      .where('status', '=', 'queued')
+      .execute();
+    expect(queued).toEqual([]);
+    expect(await db.selectFrom('carrier_send_slots').selectAll().where('from_number', '=', number).execute()).toEqual(
+      [],
+    );
+    const { data: scheduled } = await account.client.GET('/v1/messages/{sid}', {
+      params: { path: { sid: later.data!.sid } },
+    });
+    expect(scheduled).toMatchObject({ status: 'failed', error_code: 'from_number_released', date_sent: null });
+    // Taken back by the same account, the number sends none of them, at their time or after.
+    const back = await account.client.POST('/v1/incoming-phone-numbers', { body: { PhoneNumber: number } });
+    expect(back.response.status).toBe(201);
+    clock.advance(HOUR_MS);
+    for (const sid of [later.data!.sid, ...burst.map((b) => b.data!.sid)]) {
+      const final = await waitForStatusIn(account, sid, ['delivered', 'failed']);
+      if (final.status === 'failed')
+        expect(final).toMatchObject({ error_code: 'from_number_released', date_sent: null });
+    }
+    expect((await waitForStatusIn(account, later.data!.sid, ['delivered', 'failed'])).status).toBe('failed');
+  });
+
   it.each([
     ['in the past', () => inMs(-60_000)],
     ['now', () => inMs(0)],
