@@ -19,7 +19,7 @@ import { incomingNumber } from '../numbers/store.js';
 import { assertUrlsAllowed, type PrivateAddressPolicy } from '../webhooks/url-policy.js';
 import { FINAL_STATUSES, messageView, type MessageRecord } from './view.js';
 import type { ResponseRecorder } from '../idempotency/recorder.js';
-import { createdRange } from '../http/instant.js';
+import { createdRange, instantParam } from '../http/instant.js';
 import { Savepoint } from '../store/savepoint.js';
 import { SendBatches } from './send-batches.js';
 
@@ -260,10 +260,25 @@ export class MessageService {
 
   /** Deletes a message in a final state; cancels a scheduled one whose time has not come. */
   async deleteMessage(accountSid: string, sid: string): Promise<'deleted' | 'canceled'> {
+    // Read again when the conditional change found the message changed since (a DELETE or a cancel at the same
+    // moment): it answers as the message is now, never "not final" of a status that is.
+    for (let tries = 1; ; tries++) {
+      const done = await this.deleteOrCancel(accountSid, sid);
+      if (done !== 'changed') return done;
+      if (tries === 2) {
+        const row = await messages.findMessage(this.store.db, accountSid, sid);
+        if (!row) throw errors.noSuchMessage(sid);
+        throw errors.messageInFlight(sid, row.status);
+      }
+    }
+  }
+
+  private async deleteOrCancel(accountSid: string, sid: string): Promise<'deleted' | 'canceled' | 'changed'> {
     const row = await messages.findMessage(this.store.db, accountSid, sid);
     if (!row) throw errors.noSuchMessage(sid);
     if (FINAL_STATUSES.includes(row.status)) {
       if (await messages.deleteMessage(this.store.db, accountSid, sid, FINAL_STATUSES)) return 'deleted';
+      return 'changed';
     } else if (row.status === 'queued' && row.send_at && Date.parse(row.send_at) > this.store.clock.now()) {
       const canceled = await this.store.transaction(async (tx) => {
         const now = nowIso(tx.clock);
@@ -273,6 +288,10 @@ export class MessageService {
         return Boolean(updated);
       });
       if (canceled) return 'canceled';
+      // Canceled by a request at the same moment: the same answer as that one's, and the message stays.
+      const now = await messages.findMessage(this.store.db, accountSid, sid);
+      if (now?.status === 'canceled') return 'canceled';
+      return 'changed';
     }
     throw errors.messageInFlight(sid, row.status);
   }
@@ -345,8 +364,8 @@ const SEND_SAVEPOINT = new Savepoint('send');
 class ReplyRefused extends Error {}
 
 function parseSendAt(value: string, now: number): Date {
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) throw errors.invalidField('send_at', 'must be an ISO 8601 date-time');
+  // A date that does not exist (31 November) is refused, as the list filters refuse it, not moved to another day.
+  const at = Date.parse(instantParam('send_at', value));
   if (at <= now) throw errors.invalidField('send_at', 'must be in the future');
   if (at > now + MAX_SCHEDULE_AHEAD_MS) throw errors.invalidField('send_at', 'must be at most 35 days ahead');
   return new Date(at);

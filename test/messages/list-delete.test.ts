@@ -70,6 +70,36 @@ describe.each(ENGINES)('listing and deleting messages (%s)', (engine) => {
     expect(t.violations()).toEqual([]);
   });
 
+  it('deletes a message once when four DELETEs come at once: one 204, then 404s, never a 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { account, sids } = await accountWithMessages(1);
+      await waitForStatus(account.client, sids[0], 'delivered');
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: sids[0] } } }),
+        ),
+      );
+      expect(answers.map((a) => a.response.status).sort()).toEqual([204, 404, 404, 404]);
+    }
+  });
+
+  it('cancels a scheduled message four DELETEs ask at once: 204s (404s once one deleted it), no 409', async () => {
+    const { account, from } = await accountWithMessages(0);
+    const sendAt = new Date(Date.now() + 3600_000).toISOString();
+    const { data } = await account.client.POST('/v1/messages', {
+      body: { from, to: '+14155550123', body: 'later', send_at: sendAt },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        account.client.DELETE('/v1/messages/{sid}', { params: { path: { sid: data!.sid } } }),
+      ),
+    );
+    // One cancels it; one that reads it canceled deletes it, as a DELETE of a canceled message does; after that, 404.
+    const statuses = answers.map((a) => a.response.status);
+    expect(statuses).toContain(204);
+    for (const status of statuses) expect([204, 404]).toContain(status);
+  });
+
   it('answers 409 message_in_flight for a message not in a final state yet', async () => {
     const account = await t.newAccount();
     const from = await giveNumber(t, account);
