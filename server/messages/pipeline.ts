@@ -202,35 +202,25 @@ export class MessagePipeline implements CarrierReports {
   }
 
   /**
-   * After a mark that found the message not to send: one still queued is from a number its account released since
-   * it was accepted (perhaps held by another account by now), and fails rather than go out from it. Rare: read then.
-   */
-  /**
    * A number its account released, in the release's transaction: the account's messages still queued from it fail
    * now (none goes out from it, whoever holds it next, the same account included), and its pacing starts afresh, so
    * that the slots those messages had taken do not hold back its next holder's.
    */
   async numberReleased(tx: Tx, released: { account_sid: string; phone_number: string }): Promise<void> {
     for (const sid of await queuedFrom(tx.db, released.account_sid, released.phone_number)) {
-      await this.applyReport(tx, {
-        sid,
-        status: 'failed',
-        errorCode: 'from_number_released',
-        errorMessage: `${released.phone_number} was released from your account before the message was sent.`,
-      });
+      await this.applyReport(tx, releasedFailure(sid, released.phone_number));
     }
     await forgetSendSlot(tx.db, released.phone_number);
   }
 
+  /**
+   * After a mark that found the message not to send: one still queued is from a number its account released since
+   * it was accepted (perhaps held by another account by now), and fails rather than go out from it. Rare: read then.
+   */
   private async failUnheldSender(tx: Tx, sid: string): Promise<void> {
     const message = await messageBySid(tx.db, sid);
     if (message?.status !== 'queued') return;
-    await this.applyReport(tx, {
-      sid,
-      status: 'failed',
-      errorCode: 'from_number_released',
-      errorMessage: `${message.from_number} was released from your account before the message was sent.`,
-    });
+    await this.applyReport(tx, releasedFailure(sid, message.from_number));
   }
 
   /** Hands a message just marked `sending` to the carrier, whose follow-up work `schedule` keeps, with its status
@@ -363,5 +353,15 @@ export function inboundRow(accountSid: string, inbound: InboundMessage, at: numb
     date_created: now,
     date_updated: now,
     date_sent: now,
+  };
+}
+
+/** A queued message's end when its `from` left its account before it was sent. */
+function releasedFailure(sid: string, from: string): MessageReport {
+  return {
+    sid,
+    status: 'failed',
+    errorCode: 'from_number_released',
+    errorMessage: `${from} was released from your account before the message was sent.`,
   };
 }
