@@ -1,8 +1,7 @@
 // Sends webhook attempts from a worker thread, so the HTTP work (connections, writing the request, reading the
 // answer) and the signing are off the thread that runs the API and the database. The delivery engine keeps
 // everything durable on its side: an attempt the thread never answers (it stopped) counts as a failed attempt.
-import type { Worker } from 'node:worker_threads';
-import { startThread } from '../threads.js';
+import { HelperThread } from '../threads.js';
 import { failedAttempt, type AttemptResult, type DeliverOptions } from './deliver.js';
 
 export interface SendRequest {
@@ -18,7 +17,19 @@ export interface SendRequest {
 }
 
 export class WebhookSender {
-  private worker: Worker | null = null;
+  private readonly thread = new HelperThread<{ seq: number; result: AttemptResult }[]>(
+    import.meta.url,
+    'sender-thread',
+    'webhook sender',
+    (answers) => {
+      for (const { seq, result } of answers) {
+        const resolve = this.waiting.get(seq);
+        this.waiting.delete(seq);
+        resolve?.(result);
+      }
+    },
+    (why) => this.failWaiting(why),
+  );
   private readonly waiting = new Map<number, (result: AttemptResult) => void>();
   private outbox: SendRequest[] = [];
   private seq = 0;
@@ -36,39 +47,14 @@ export class WebhookSender {
 
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
+    await this.thread.close();
     this.failWaiting('the webhook sender is closed');
   }
 
   private flush(): void {
     const batch = this.outbox;
     this.outbox = [];
-    if (batch.length) this.thread().postMessage(batch);
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startThread(import.meta.url, 'sender-thread', { name: 'webhook-sender' });
-    // Pending deliveries keep their jobs; the thread alone must not hold the process open.
-    worker.unref();
-    worker.on('message', (answers: { seq: number; result: AttemptResult }[]) => {
-      for (const { seq, result } of answers) {
-        const resolve = this.waiting.get(seq);
-        this.waiting.delete(seq);
-        resolve?.(result);
-      }
-    });
-    const lost = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.failWaiting(why);
-    };
-    worker.on('error', (err) => lost(`the webhook sender thread failed: ${err.message}`));
-    worker.on('exit', (code) => lost(`the webhook sender thread exited (${code})`));
-    this.worker = worker;
-    return worker;
+    if (batch.length) this.thread.post(batch);
   }
 
   /** Answers every attempt in flight as a failed one; the delivery engine retries them. */

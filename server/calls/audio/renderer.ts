@@ -2,8 +2,7 @@
 // hundreds of milliseconds, which on the main thread would hold every request and job meanwhile. The recording's job
 // keeps everything durable: a render the thread never answers (it stopped, the server is closing) fails the job,
 // which runs again.
-import type { Worker } from 'node:worker_threads';
-import { startThread } from '../../threads.js';
+import { HelperThread } from '../../threads.js';
 import type { Segment } from './timeline.js';
 
 export interface RenderRequest {
@@ -17,7 +16,18 @@ export interface RenderRequest {
 export type RenderAnswer = { seq: number; wav: Uint8Array } | { seq: number; error: string };
 
 export class RecordingRenderer {
-  private worker: Worker | null = null;
+  private readonly thread = new HelperThread<RenderAnswer>(
+    import.meta.url,
+    'render-thread',
+    'recording renderer',
+    (answer) => {
+      const waiter = this.waiting.get(answer.seq);
+      this.waiting.delete(answer.seq);
+      if ('error' in answer) waiter?.reject(new Error(`rendering the recording failed: ${answer.error}`));
+      else waiter?.resolve(Buffer.from(answer.wav.buffer, answer.wav.byteOffset, answer.wav.byteLength));
+    },
+    (why) => this.failWaiting(why),
+  );
   private readonly waiting = new Map<number, { resolve: (wav: Buffer) => void; reject: (err: Error) => void }>();
   private seq = 0;
   private closed = false;
@@ -28,38 +38,14 @@ export class RecordingRenderer {
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      this.thread().postMessage({ seq, segments, fromMs, toMs, channels } satisfies RenderRequest);
+      this.thread.post({ seq, segments, fromMs, toMs, channels } satisfies RenderRequest);
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
+    await this.thread.close();
     this.failWaiting('the recording renderer is closed');
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = startThread(import.meta.url, 'render-thread', { name: 'recording-renderer' });
-    // Renders in hand keep their jobs; the thread alone must not hold the process open.
-    worker.unref();
-    worker.on('message', (answer: RenderAnswer) => {
-      const waiter = this.waiting.get(answer.seq);
-      this.waiting.delete(answer.seq);
-      if ('error' in answer) waiter?.reject(new Error(`rendering the recording failed: ${answer.error}`));
-      else waiter?.resolve(Buffer.from(answer.wav.buffer, answer.wav.byteOffset, answer.wav.byteLength));
-    });
-    const lost = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      this.failWaiting(why);
-    };
-    worker.on('error', (err) => lost(`the recording renderer thread failed: ${err.message}`));
-    worker.on('exit', (code) => lost(`the recording renderer thread exited (${code})`));
-    this.worker = worker;
-    return worker;
   }
 
   private failWaiting(why: string): void {
