@@ -183,8 +183,9 @@ export function problemMiddleware(err: unknown, req: Request, res: Response, nex
   let error: ApiError;
   if (err instanceof ApiError) error = err;
   else if (isValidatorError(err)) error = fromValidator(err, req);
-  else if (isDatabaseUnavailable(err)) error = errors.databaseUnavailable();
-  else error = fromBodyParser(err, req) ?? errors.internal();
+  // A client's body that broke off is the client's (fromBodyParser), though its error may carry ECONNRESET too.
+  else
+    error = fromBodyParser(err, req) ?? (isDatabaseUnavailable(err) ? errors.databaseUnavailable() : errors.internal());
   // Error level is for the server's own faults; a client's mistake is already in the request's closing line.
   if (error.status >= 500)
     req.log.error({ err, violations: isValidatorError(err) ? err.errors : undefined }, 'request failed');
