@@ -23,6 +23,7 @@ import {
   messageBySid,
   queuedFrom,
   forgetSendSlot,
+  queuedFromHeld,
   takeSlotAndSend,
   transition,
   transitionWithHolder,
@@ -126,9 +127,8 @@ export class MessagePipeline implements CarrierReports {
       return carriedOn;
     };
     if (job.slot) return handOverMarked(await this.markSending(tx, job.sid));
-    // A release fails the account's queued messages from the number (numberReleased); on PostgreSQL a send that read
-    // the number held while the release committed can still queue one: it takes no slot (the number's slots may be
-    // another account's by now).
+    // No slot is taken for a message no longer queued, or from a number its account released (the number's slots
+    // may be another account's by now).
     const taken = await this.takeSlot(tx, job.sid, from, expires);
     if (taken === 'unsendable') return handOverMarked(undefined);
     const { slot, marked } = taken;
@@ -142,9 +142,9 @@ export class MessagePipeline implements CarrierReports {
   }
 
   /**
-   * The sender's next send slot, no later than `expires` (null: none, nothing taken). On PostgreSQL, with a carrier
-   * that paces by the platform's send slots, one statement does it all: nothing taken ('unsendable') when the
-   * message is no longer queued or its account no longer holds `from`, and the message marked `sending` when the
+   * The sender's next send slot, no later than `expires` (null: none, nothing taken), or 'unsendable' (nothing
+   * taken) when the message is no longer queued or its account no longer holds `from`. On PostgreSQL, with a carrier
+   * that paces by the platform's send slots, one statement does it all and also marks the message `sending` when the
    * slot is now: `marked` then holds the message's new row (undefined: it was no longer queued).
    */
   private async takeSlot(
@@ -154,10 +154,10 @@ export class MessagePipeline implements CarrierReports {
     expires: number,
   ): Promise<{ slot: Date | null; marked?: { sending: MessageRow | undefined } } | 'unsendable'> {
     const interval = this.carrier.sendSlotIntervalMs;
-    // Not read first: a release fails the number's queued messages (on SQLite, which runs one transaction at a time,
-    // all of them); one that slips past takes a slot and fails at its mark (`markSendingFromHeld`).
-    if (this.dialect !== 'postgres' || interval === undefined)
+    if (this.dialect !== 'postgres' || interval === undefined) {
+      if (!(await queuedFromHeld(tx.db, sid))) return 'unsendable';
       return { slot: await this.carrier.reserveSendSlot(tx, from, new Date(expires)) };
+    }
     const now = nowIso(tx.clock);
     const taken = await takeSlotAndSend(tx.db, sid, from, {
       now,

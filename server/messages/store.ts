@@ -45,6 +45,14 @@ const senderHeld = sql<boolean>`${sql.raw(holdsSender('messages.account_sid', 'm
 const updateQueuedFromHeld = prepared((db, sid: string, set: Change) =>
   updateFrom(db, sid, ['queued'], set).where(senderHeld).returningAll(),
 );
+const selectQueuedFromHeld = prepared((db, sid: string) =>
+  db
+    .selectFrom('messages')
+    .select('messages.sid')
+    .where('messages.sid', '=', sid)
+    .where('messages.status', '=', 'queued')
+    .where(senderHeld),
+);
 const updateScheduledIn = prepared(
   (db, sid: string, from: readonly MessageStatus[], set: Change, sendAtAfter: string) =>
     updateFrom(db, sid, from, set).where('send_at', '>', sendAtAfter).returningAll(),
@@ -225,6 +233,11 @@ export async function forgetSendSlot(db: Conn, from: string): Promise<void> {
 
 export function messageBySid(db: Conn, sid: string): Promise<MessageRow | undefined> {
   return selectBySid.first(db, sid);
+}
+
+/** Whether the message is still queued and its account still holds the number it is sent from. */
+export async function queuedFromHeld(db: Conn, sid: string): Promise<boolean> {
+  return (await selectQueuedFromHeld.first(db, sid)) !== undefined;
 }
 
 /**
