@@ -20,6 +20,14 @@ describe.each(ENGINES)('call engine: inbound legs (%s)', (engine) => {
         : { status: 200 };
   });
 
+  it('answers to_number_not_owned, not a 500, for a number released between the check and the call', async () => {
+    // The sandbox's inbound call checks the number is the account's, then the engine reads it again to ring it:
+    // a release committed between the two (PostgreSQL reads each statement anew) leaves no number to ring.
+    const engineOf = t.server.services.callEngine;
+    const ringing = t.server.services.store.transaction((tx) => engineOf.receive(tx, '+15005550003', '+14155550188'));
+    await expect(ringing).rejects.toMatchObject({ code: 'to_number_not_owned', status: 422 });
+  });
+
   it('answers a call to a held number with an inbound leg for its holder, a notice without voice_url', async () => {
     const holder = await t.newAccount('holder');
     const to = await holdNumber(holder, { StatusCallback: `${receiver.url}/holder` });

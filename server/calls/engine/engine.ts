@@ -72,7 +72,8 @@ export class CallRunner implements CallEngine, VoiceReports {
 
   async receive(tx: Tx, from: string, to: string): Promise<CallRow> {
     const number = await voiceNumber(tx.db, to);
-    if (!number) throw new Error(`receive: ${to} is not held on this platform`);
+    // Released since the caller found it held (PostgreSQL reads each statement anew): as if it had come after.
+    if (!number) throw errors.toNumberNotOwned(to);
     const leg = await this.hooks.inbound(tx, inboundLeg(number, from, to, tx.clock.now(), null));
     await insertCall(tx.db, leg);
     await callEvent(this.webhooks, tx, leg, 'ringing');

@@ -13,7 +13,7 @@ export interface CallEngine {
   /**
    * A call from outside number `from` to `to`, a number held on this platform (the caller checked it): the
    * inbound leg is created for its holder and answered by its voice_url (or as the LegHooks route it: a proxy
-   * session's bridge). Returns the new row.
+   * session's bridge). Returns the new row; throws `to_number_not_owned` when `to` was released since the check.
    */
   receive(tx: Tx, from: string, to: string): Promise<CallRow>;
   /**
